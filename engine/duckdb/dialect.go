@@ -1,0 +1,225 @@
+package duckdb
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// Dialect is DuckDB's SQL. It is pure: no database is touched.
+type Dialect struct{}
+
+var (
+	_ engine.Dialect    = Dialect{}
+	_ engine.Statements = Dialect{}
+)
+
+// Ident quotes an identifier, doubling embedded quotes.
+func (Dialect) Ident(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// Table quotes a possibly qualified table name.
+func (d Dialect) Table(t engine.Table) string {
+	if t.Schema == "" {
+		return d.Ident(t.Name)
+	}
+	return d.Ident(t.Schema) + "." + d.Ident(t.Name)
+}
+
+// String renders a string literal.
+func (Dialect) String(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// Placeholder is DuckDB's positional parameter.
+func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+// TimeLiteral renders a typed literal.
+func (Dialect) TimeLiteral(t time.Time, k engine.TimeKind) string {
+	switch k {
+	case engine.KindDate:
+		return "DATE '" + t.Format("2006-01-02") + "'"
+	case engine.KindTimestamp:
+		return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
+	}
+	return "TIMESTAMPTZ '" + t.Format("2006-01-02 15:04:05-07:00") + "'"
+}
+
+// TimeKindOf classifies DuckDB's type names.
+func (Dialect) TimeKindOf(sqlType string) (engine.TimeKind, bool) {
+	switch t := strings.ToUpper(sqlType); {
+	case t == "DATE":
+		return engine.KindDate, true
+	case t == "TIMESTAMPTZ" || t == "TIMESTAMP WITH TIME ZONE":
+		return engine.KindTimestampTZ, true
+	case strings.HasPrefix(t, "TIMESTAMP") || t == "DATETIME":
+		return engine.KindTimestamp, true
+	}
+	return 0, false
+}
+
+func (d Dialect) list(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = d.String(p)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// StageFiles reads the files with DuckDB's own readers. CSV gets explicit
+// types at read time, so a zip code typed VARCHAR keeps its leading zeros;
+// JSON and Parquet carry types of their own, so overrides are casts.
+func (d Dialect) StageFiles(stage string, in engine.FileInput) (string, error) {
+	names := make([]string, 0, len(in.Types))
+	for c := range in.Types {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	var from, replace string
+	switch in.Format {
+	case "csv":
+		opts := "header = true"
+		if len(names) > 0 {
+			kv := make([]string, len(names))
+			for i, c := range names {
+				kv[i] = d.String(c) + ": " + d.String(in.Types[c])
+			}
+			opts += ", types = {" + strings.Join(kv, ", ") + "}"
+		}
+		from = fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
+	case "jsonl":
+		from = fmt.Sprintf("read_json(%s, format = 'newline_delimited')", d.list(in.Paths))
+	case "parquet":
+		from = fmt.Sprintf("read_parquet(%s)", d.list(in.Paths))
+	default:
+		return "", fmt.Errorf("duckdb: format %q is not supported", in.Format)
+	}
+	if in.Format != "csv" && len(names) > 0 {
+		casts := make([]string, len(names))
+		for i, c := range names {
+			casts[i] = fmt.Sprintf("CAST(%s AS %s) AS %s", d.Ident(c), in.Types[c], d.Ident(c))
+		}
+		replace = " REPLACE (" + strings.Join(casts, ", ") + ")"
+	}
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT *%s FROM %s", d.Ident(stage), replace, from), nil
+}
+
+// StageQuery materializes a query's result.
+func (d Dialect) StageQuery(stage, query string) string {
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
+}
+
+// Dedup keeps one row per key: the newest version, then the smallest row by
+// content, so the survivor never depends on the order rows arrived in.
+func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []string) string {
+	order := make([]string, 0, len(cols)+1)
+	if latestBy != "" {
+		order = append(order, d.Ident(latestBy)+" DESC NULLS LAST")
+	}
+	isKey := map[string]bool{latestBy: true}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	for _, c := range cols {
+		if !isKey[c] {
+			order = append(order, d.Ident(c)+" ASC NULLS LAST")
+		}
+	}
+	if len(order) == 0 { // every column is key: rows with one key are identical
+		order = append(order, d.Ident(key[0]))
+	}
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s QUALIFY row_number() OVER (PARTITION BY %s ORDER BY %s) = 1",
+		d.Ident(dst), d.Ident(src), d.idents(key), strings.Join(order, ", "))
+}
+
+// CreateTableFrom creates the target with the staged columns and no rows.
+func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {
+	var stmts []string
+	if target.Schema != "" {
+		stmts = append(stmts, "CREATE SCHEMA IF NOT EXISTS "+d.Ident(target.Schema))
+	}
+	extra := ""
+	if loadedAt != "" {
+		extra = ", CAST(NULL AS TIMESTAMPTZ) AS " + d.Ident(loadedAt)
+	}
+	return append(stmts, fmt.Sprintf("CREATE TABLE %s AS SELECT *%s FROM %s LIMIT 0", d.Table(target), extra, d.Ident(stage)))
+}
+
+// Checksum sums 64-bit row hashes: order-independent and, unlike XOR,
+// duplicate-sensitive. The sum is a HUGEINT, returned as text.
+func (d Dialect) Checksum(table string, cols []string, where string) string {
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash(%s)), 0) AS VARCHAR) FROM %s", d.idents(cols), table)
+	if where != "" {
+		q += " WHERE " + where
+	}
+	return q
+}
+
+// LedgerDDL creates idem_runs.
+func (d Dialect) LedgerDDL(t engine.Table) []string {
+	return []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  "job" VARCHAR NOT NULL,
+  "partition" VARCHAR NOT NULL,
+  "run_id" VARCHAR NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" VARCHAR NOT NULL,
+  "definition_hash" VARCHAR NOT NULL,
+  "strategy" VARCHAR NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" VARCHAR NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" VARCHAR NOT NULL,
+  PRIMARY KEY ("job", "partition", "run_id")
+)`, d.Table(t))}
+}
+
+// Upsert writes one row by key.
+func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
+	ph := make([]string, len(cols))
+	var set []string
+	isKey := map[string]bool{}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	for i, c := range cols {
+		ph[i] = d.Placeholder(i + 1)
+		if !isKey[c] {
+			set = append(set, fmt.Sprintf("%s = excluded.%s", d.Ident(c), d.Ident(c)))
+		}
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (%s) DO UPDATE SET %s",
+		d.Table(t), d.idents(cols), strings.Join(ph, ", "), d.idents(key), strings.Join(set, ", "))
+}
+
+// TableExists looks a table up in the catalog of the open database (not
+// among temporary tables).
+func (d Dialect) TableExists(t engine.Table) (string, []any) {
+	schema := t.Schema
+	if schema == "" {
+		schema = "main"
+	}
+	return "SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2",
+		[]any{schema, t.Name}
+}
+
+func (d Dialect) idents(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = d.Ident(c)
+	}
+	return strings.Join(q, ", ")
+}

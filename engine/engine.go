@@ -1,0 +1,119 @@
+// Package engine is the seam between the runner, which owns the order of a
+// run's steps and its guarantees, and one database family, which owns the SQL
+// text of each step and how input is bulk-loaded.
+//
+// A Dialect is pure: it returns SQL text and never touches a database, so the
+// SQL of a run can be golden-tested and printed by `idem plan`. A DB runs
+// that SQL over one pinned connection.
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// TimeKind is how a time value is typed in SQL.
+type TimeKind int
+
+// Time kinds.
+const (
+	KindDate        TimeKind = iota // a calendar date
+	KindTimestamp                   // a wall-clock timestamp without zone
+	KindTimestampTZ                 // an instant
+)
+
+// Literaler renders typed time literals. Template rendering needs only this.
+type Literaler interface {
+	// TimeLiteral renders t as a typed literal, e.g. DATE '2026-11-28'.
+	TimeLiteral(t time.Time, k TimeKind) string
+}
+
+// Table is a possibly schema-qualified table name.
+type Table struct {
+	Schema, Name string
+}
+
+// Column is a column's name and its type as the engine spells it.
+type Column struct {
+	Name, Type string
+}
+
+// FileInput is a list of files of one format to stage.
+type FileInput struct {
+	Paths  []string
+	Format string            // csv | jsonl | parquet
+	Types  map[string]string // explicit column types by name
+}
+
+// Dialect is the lexical part of an engine's SQL: quoting, literals, and
+// placeholders. Every identifier and value that reaches SQL text passes
+// through one of these methods.
+type Dialect interface {
+	Literaler
+	// Ident quotes one identifier.
+	Ident(name string) string
+	// Table quotes a possibly qualified table name.
+	Table(t Table) string
+	// String renders a string literal.
+	String(s string) string
+	// Placeholder is the n-th (1-based) bind parameter.
+	Placeholder(n int) string
+	// TimeKindOf classifies a column type for partition windows; ok is false
+	// for types that are not dates or timestamps.
+	TimeKindOf(sqlType string) (k TimeKind, ok bool)
+}
+
+// Statements returns the SQL text of the steps whose spelling differs
+// between engines. Steps spelled the same everywhere are built by the runner
+// from a Dialect.
+type Statements interface {
+	// StageFiles creates temporary table stage from the input files.
+	StageFiles(stage string, in FileInput) (string, error)
+	// StageQuery creates temporary table stage from a query's result.
+	StageQuery(stage, query string) string
+	// Dedup creates temporary table dst from src with one row per key: the
+	// greatest latestBy (if given), ties broken by the whole row.
+	Dedup(dst, src string, key []string, latestBy string, cols []string) string
+	// CreateTableFrom creates target with stage's columns (and no rows),
+	// plus a loadedAt column when given.
+	CreateTableFrom(target Table, stage, loadedAt string) []string
+	// Checksum selects (count, checksum) over cols of table, filtered by
+	// where (already SQL, or ""). The checksum is an order-independent,
+	// duplicate-sensitive sum of row hashes, returned as text.
+	Checksum(table string, cols []string, where string) string
+	// LedgerDDL creates the idem_runs table if it does not exist.
+	LedgerDDL(t Table) []string
+	// TableExists selects one row if the table exists; args are bound.
+	TableExists(t Table) (string, []any)
+	// Upsert inserts one row of cols (bound in order), replacing the row
+	// with the same key.
+	Upsert(t Table, cols, key []string) string
+}
+
+// Querier is what SQL runs on: *sql.Conn and *sql.Tx both satisfy it.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// DB is one open target: a dialect and a pinned connection.
+type DB interface {
+	Dialect() Dialect
+	Statements() Statements
+	// Conn is the one connection a run uses: temporary tables live on it.
+	Conn() *sql.Conn
+	// Lock makes tx the only writer of (job, partition) until it ends,
+	// waiting at most timeout; the caller calls release after tx has ended.
+	// It returns ErrLocked when the wait ran out.
+	Lock(ctx context.Context, tx *sql.Tx, job, partition string, timeout time.Duration) (release func(), err error)
+	// LedgerTable is where idem_runs lives in this database.
+	LedgerTable() Table
+	Close() error
+}
+
+// ErrLocked is returned when another run held the lock for longer than the
+// lock timeout. The CLI maps it to exit 75.
+var ErrLocked = errors.New("partition is locked by another run")

@@ -1,0 +1,227 @@
+// Package cli is the idem command line: flags, human and JSON output, and
+// exit codes. Errors are printed here, once.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
+)
+
+// Exit codes (SPEC.md).
+const (
+	ExitOK        = 0
+	ExitFailed    = 1
+	ExitUsage     = 2
+	ExitVerify    = 3
+	ExitTempFail  = 75
+	crashAtEnvVar = "IDEM_CRASH_AT"
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Run runs the idem command line and returns the process exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err != errQuiet {
+			fmt.Fprintf(stderr, "idem: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Anything cobra itself rejects (unknown command or flag) is usage.
+	fmt.Fprintf(stderr, "idem: %v\nRun 'idem --help' for usage.\n", err)
+	return ExitUsage
+}
+
+// errQuiet marks an exit whose reason was already printed.
+var errQuiet = errors.New("")
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "idem",
+		Short:         "Run data load jobs that are idempotent by construction",
+		Long:          "idem runs data load jobs that leave the target table the same whether they run once or three times.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       runner.Version,
+	}
+	var verbose bool
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log each step (and the SQL it runs) on stderr")
+	logger := func() *slog.Logger {
+		level := slog.LevelWarn
+		if verbose {
+			level = slog.LevelDebug
+		}
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	}
+	root.AddCommand(newRunCmd(stdout, logger), newChecksumCmd(stdout))
+	return root
+}
+
+func newRunCmd(stdout io.Writer, logger func() *slog.Logger) *cobra.Command {
+	var (
+		date, asOf       string
+		force, allowOpen bool
+		asJSON           bool
+		lockTimeout      time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run JOB.yaml --date D",
+		Short: "Load one partition (and its lookback partitions)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The reference time is read once, here, and only decides
+			// whether a partition is closed.
+			ref := time.Now()
+			if asOf != "" {
+				t, err := time.Parse(time.RFC3339, asOf)
+				if err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
+				}
+				ref = t
+			}
+			if date == "" {
+				return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
+			}
+			j, err := idem.Load(args[0])
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			results, err := idem.Run(cmd.Context(), j, idem.Options{
+				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
+				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), Logger: logger(),
+			})
+			for _, r := range results {
+				printResult(stdout, j, r, asJSON)
+			}
+			if err != nil {
+				return &exitError{exitCode(err), err}
+			}
+			for _, r := range results {
+				if r.Action == runner.ActionNotClosed {
+					return &exitError{ExitTempFail, errQuiet}
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&date, "date", "", "the partition to load: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
+	f.StringVar(&asOf, "as-of", "", "reference time (RFC 3339) for deciding whether a partition is closed; default now")
+	f.BoolVar(&force, "force", false, "load even if the ledger says this input is already loaded")
+	f.BoolVar(&allowOpen, "allow-open", false, "load a partition that is not closed yet")
+	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition")
+	return cmd
+}
+
+func exitCode(err error) int {
+	var je *job.Error
+	switch {
+	case errors.As(err, &je):
+		return ExitUsage
+	case errors.Is(err, engine.ErrLocked):
+		return ExitTempFail
+	case errors.Is(err, idem.ErrEngine):
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+func printResult(w io.Writer, j *job.Job, r runner.Result, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(r)
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	head := fmt.Sprintf("%s %s", r.Job, r.Partition)
+	switch r.Action {
+	case runner.ActionLoaded:
+		fmt.Fprintf(w, "%s: loaded: %d rows in, %d deduped, %d out of window; %d inserted, %d deleted; partition now %d rows, checksum %s (run %s, %d ms)\n",
+			head, r.RowsIn, r.RowsDeduped, r.RowsOutOfWindow, r.Inserted, r.Deleted, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
+	case runner.ActionSkipped:
+		fmt.Fprintf(w, "%s: skipped: already loaded from this input by run %s; partition %d rows, checksum %s (--force reloads)\n",
+			head, short(r.RunID), r.RowCount, r.Checksum)
+	case runner.ActionNotClosed:
+		fmt.Fprintf(w, "%s: not closed yet (closes %s after its end); nothing loaded, try later or pass --allow-open\n",
+			head, time.Duration(j.Partition.ClosedAfter))
+	case runner.ActionFailed:
+		fmt.Fprintf(w, "%s: failed; the target is unchanged\n", head)
+	}
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func newChecksumCmd(stdout io.Writer) *cobra.Command {
+	var (
+		where   string
+		exclude []string
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "checksum URL TABLE",
+		Short: "Print a table's row count and order-independent checksum",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := job.ParseTable(args[1])
+			if err != nil {
+				return &exitError{ExitUsage, fmt.Errorf("TABLE: %w", err)}
+			}
+			dir, _ := os.Getwd()
+			db, err := idem.Open(cmd.Context(), args[0], dir, time.Minute)
+			if err != nil {
+				return &exitError{exitCode(err), err}
+			}
+			defer db.Close()
+			n, sum, err := runner.TableChecksum(cmd.Context(), db, engine.Table(t), where, exclude)
+			if err != nil {
+				return &exitError{ExitFailed, fmt.Errorf("checksum of %s: %w", args[1], err)}
+			}
+			if asJSON {
+				b, _ := json.Marshal(map[string]any{"table": args[1], "row_count": n, "checksum": sum})
+				fmt.Fprintf(stdout, "%s\n", b)
+				return nil
+			}
+			fmt.Fprintf(stdout, "%s: %d rows, checksum %s\n", args[1], n, sum)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&where, "where", "", "SQL condition selecting the rows to checksum")
+	cmd.Flags().StringSliceVar(&exclude, "exclude", nil, "columns to leave out (e.g. loaded_at metadata), comma-separated")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	return cmd
+}

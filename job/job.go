@@ -1,0 +1,245 @@
+// Package job reads, checks and renders idem job files.
+//
+// A job file is strict YAML: unknown keys are errors, ${VAR} and
+// ${VAR:-default} are expanded in string values, and Validate reports every
+// problem with its path in the file. Nothing here touches a database.
+package job
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Strategies.
+const (
+	StrategyPartition = "partition"
+	StrategyMerge     = "merge"
+)
+
+// Job is a parsed, expanded and validated job file.
+type Job struct {
+	Idem       int               `yaml:"idem"`
+	Name       string            `yaml:"job"`
+	Target     Target            `yaml:"target"`
+	Source     Source            `yaml:"source"`
+	Strategy   string            `yaml:"strategy"`
+	Partition  Partition         `yaml:"partition"`
+	Key        StringList        `yaml:"key"`
+	LatestBy   string            `yaml:"latest_by"`
+	DeleteWhen string            `yaml:"delete_when"`
+	Columns    map[string]string `yaml:"columns"`
+	LoadedAt   string            `yaml:"loaded_at"`
+	AllowEmpty bool              `yaml:"allow_empty"`
+
+	// Dir is the folder of the job file: relative paths resolve against it.
+	Dir string `yaml:"-"`
+	// Path is the job file as given to Load ("" when parsed from bytes).
+	Path string `yaml:"-"`
+}
+
+// Target names where a job writes.
+type Target struct {
+	URL   string `yaml:"url"`
+	Table string `yaml:"table"`
+}
+
+// Source is exactly one of a query or a file glob.
+type Source struct {
+	Query  string `yaml:"query"`
+	Files  string `yaml:"files"`
+	Format string `yaml:"format"`
+}
+
+// Partition describes how rows map onto partitions.
+type Partition struct {
+	Column      string   `yaml:"column"`
+	Grain       Grain    `yaml:"grain"`
+	Lookback    int      `yaml:"lookback"`
+	ClosedAfter Duration `yaml:"closed_after"`
+	Timezone    string   `yaml:"timezone"`
+}
+
+// Duration is a time.Duration written as "90m", "2h", "0s"; "1d" means 24h.
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string, allowing a whole number of days.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	s := strings.TrimSpace(n.Value)
+	if s == "" || s == "0" {
+		*d = 0
+		return nil
+	}
+	if strings.HasSuffix(s, "d") {
+		var days int
+		if _, err := fmt.Sscanf(s, "%dd", &days); err == nil && fmt.Sprintf("%dd", days) == s {
+			*d = Duration(time.Duration(days) * 24 * time.Hour)
+			return nil
+		}
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (like 90m, 6h or 2d)", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// StringList accepts either a single string or a list of strings.
+type StringList []string
+
+// UnmarshalYAML accepts `key: id` as well as `key: [id, line]`.
+func (l *StringList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*l = StringList{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		var s []string
+		if err := n.Decode(&s); err != nil {
+			return err
+		}
+		*l = s
+		return nil
+	}
+	return errors.New("must be a column name or a list of column names")
+}
+
+// Load reads, expands and validates the job file at path, with variables
+// taken from the process environment.
+func Load(path string) (*Job, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Problems: []Problem{{Msg: err.Error()}}}
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	j, err := Parse(data, dir, os.LookupEnv)
+	if err != nil {
+		var je *Error
+		if errors.As(err, &je) {
+			je.File = path
+		}
+		return nil, err
+	}
+	j.Path = path
+	return j, nil
+}
+
+// Parse reads a job from YAML, expanding ${VAR} with lookup, and validates
+// it. dir is the folder relative paths resolve against.
+func Parse(data []byte, dir string, lookup func(string) (string, bool)) (*Job, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, &Error{Problems: []Problem{{Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}}
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return nil, &Error{Problems: []Problem{{Msg: "the job file is empty"}}}
+	}
+	doc := root.Content[0]
+	var problems []Problem
+	problems = append(problems, checkKeys(doc, jobSchema, "")...)
+	problems = append(problems, expandNode(doc, "", lookup)...)
+	if len(problems) > 0 {
+		return nil, &Error{Problems: problems}
+	}
+	j := &Job{Dir: dir}
+	if err := doc.Decode(j); err != nil {
+		return nil, &Error{Problems: decodeProblems(err)}
+	}
+	j.applyDefaults()
+	if ps := j.Validate(); len(ps) > 0 {
+		return nil, &Error{Problems: ps}
+	}
+	return j, nil
+}
+
+func (j *Job) applyDefaults() {
+	if j.Partition.Grain == "" {
+		j.Partition.Grain = GrainDay
+	}
+	if j.Target.URL == "" {
+		j.Target.URL = "duckdb:warehouse.duckdb"
+	}
+	if j.Source.Files != "" && j.Source.Format == "" {
+		j.Source.Format = formatFromPath(j.Source.Files)
+	}
+}
+
+func formatFromPath(p string) string {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".csv", ".tsv":
+		return "csv"
+	case ".jsonl", ".ndjson", ".json":
+		return "jsonl"
+	case ".parquet":
+		return "parquet"
+	}
+	return ""
+}
+
+// Problem is one thing wrong with a job file, at a path such as
+// "partition.column".
+type Problem struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.Path != "" {
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", p.Line)
+	}
+	return b.String()
+}
+
+// Error lists every problem found in a job file. The CLI maps it to exit 2.
+type Error struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	name := e.File
+	if name == "" {
+		name = "job file"
+	}
+	if len(e.Problems) == 1 {
+		fmt.Fprintf(&b, "%s: %s", name, e.Problems[0])
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s: %d problems:", name, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+func decodeProblems(err error) []Problem {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		ps := make([]Problem, 0, len(te.Errors))
+		for _, e := range te.Errors {
+			ps = append(ps, Problem{Msg: strings.TrimSpace(e)})
+		}
+		return ps
+	}
+	return []Problem{{Msg: err.Error()}}
+}

@@ -1,0 +1,272 @@
+package job
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+var (
+	nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*$`)
+	// typeRE admits SQL type names such as BIGINT, DECIMAL(12,2),
+	// TIMESTAMP WITH TIME ZONE, VARCHAR[]: they are spliced into SQL, so
+	// nothing else gets through.
+	typeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_ ]*(\(\s*\d+\s*(,\s*\d+\s*)?\))?(\[\])?$`)
+)
+
+// Validate reports every problem with the job, each with its path.
+func (j *Job) Validate() []Problem {
+	var ps []Problem
+	add := func(path, format string, args ...any) {
+		ps = append(ps, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	if j.Idem != 1 {
+		if j.Idem == 0 {
+			add("idem", "required: the job file format version (idem: 1)")
+		} else {
+			add("idem", "format version %d is not supported by this idem (it reads version 1)", j.Idem)
+		}
+	}
+	switch {
+	case j.Name == "":
+		add("job", "required: a stable name for the job; it is part of every run id")
+	case !nameRE.MatchString(j.Name):
+		add("job", "%q may hold only letters, digits, _ . and -", j.Name)
+	}
+	if _, err := ParseTable(j.Target.Table); err != nil {
+		add("target.table", "%v", err)
+	}
+	if _, _, err := SplitURL(j.Target.URL); err != nil {
+		add("target.url", "%v", err)
+	}
+
+	s := j.Source
+	switch {
+	case s.Query == "" && s.Files == "":
+		add("source", "required: one of query or files")
+	case s.Query != "" && s.Files != "":
+		add("source", "give one of query or files, not both")
+	case s.Query != "":
+		if s.Format != "" {
+			add("source.format", "applies to files only")
+		}
+		if err := checkTemplate(s.Query); err != nil {
+			add("source.query", "%v", err)
+		}
+	default:
+		if err := checkTemplate(s.Files); err != nil {
+			add("source.files", "%v", err)
+		}
+		switch s.Format {
+		case "csv", "jsonl", "parquet":
+		case "":
+			add("source.format", "required: cannot tell the format from %q (csv, jsonl or parquet)", s.Files)
+		default:
+			add("source.format", "%q is not one of csv, jsonl, parquet", s.Format)
+		}
+	}
+
+	switch j.Strategy {
+	case StrategyPartition:
+		if j.Partition.Column == "" {
+			add("partition.column", "required for strategy partition")
+		}
+		if j.DeleteWhen != "" {
+			add("delete_when", "applies to strategy merge only")
+		}
+	case StrategyMerge:
+		if len(j.Key) == 0 {
+			add("key", "required for strategy merge: the natural key rows are matched on")
+		}
+		if j.LatestBy == "" {
+			add("latest_by", "required for strategy merge: the version column (the newest wins)")
+		}
+	case "":
+		add("strategy", "required: partition or merge")
+	default:
+		add("strategy", "%q is not one of partition, merge", j.Strategy)
+	}
+
+	p := j.Partition
+	if !p.Grain.valid() {
+		add("partition.grain", "%q is not one of hour, day, month", p.Grain)
+	}
+	if p.Lookback < 0 {
+		add("partition.lookback", "must not be negative")
+	}
+	if p.ClosedAfter < 0 {
+		add("partition.closed_after", "must not be negative")
+	}
+	if p.Timezone != "" {
+		if _, err := time.LoadLocation(p.Timezone); err != nil {
+			add("partition.timezone", "%q is not an IANA time zone (like Europe/Berlin)", p.Timezone)
+		}
+	}
+
+	seen := map[string]bool{}
+	for i, k := range j.Key {
+		path := fmt.Sprintf("key[%d]", i)
+		switch {
+		case strings.TrimSpace(k) == "":
+			add(path, "empty column name")
+		case seen[k]:
+			add(path, "column %q is listed twice", k)
+		}
+		seen[k] = true
+	}
+	if j.LoadedAt != "" {
+		for _, c := range j.namedColumns() {
+			if c.col == j.LoadedAt {
+				add("loaded_at", "%q is also %s: loaded_at is metadata filled by idem and is never used in logic", j.LoadedAt, c.path)
+			}
+		}
+	}
+	names := make([]string, 0, len(j.Columns))
+	for c := range j.Columns {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		if !typeRE.MatchString(strings.TrimSpace(j.Columns[c])) {
+			add("columns."+c, "%q is not a SQL type name (like BIGINT or DECIMAL(12,2))", j.Columns[c])
+		}
+	}
+	return ps
+}
+
+type namedColumn struct{ path, col string }
+
+// namedColumns lists the source columns the job refers to by name, with the
+// path that names each.
+func (j *Job) namedColumns() []namedColumn {
+	var cs []namedColumn
+	if j.Partition.Column != "" && j.Strategy == StrategyPartition {
+		cs = append(cs, namedColumn{"partition.column", j.Partition.Column})
+	}
+	for i, k := range j.Key {
+		cs = append(cs, namedColumn{fmt.Sprintf("key[%d]", i), k})
+	}
+	if j.LatestBy != "" {
+		cs = append(cs, namedColumn{"latest_by", j.LatestBy})
+	}
+	if j.DeleteWhen != "" {
+		cs = append(cs, namedColumn{"delete_when", j.DeleteWhen})
+	}
+	return cs
+}
+
+// RequiredColumns lists the source columns the job names, each with the
+// path in the job file that names it, for checks against the staged input.
+func (j *Job) RequiredColumns() [][2]string {
+	var out [][2]string
+	for _, c := range j.namedColumns() {
+		out = append(out, [2]string{c.path, c.col})
+	}
+	names := make([]string, 0, len(j.Columns))
+	for c := range j.Columns {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		out = append(out, [2]string{"columns." + c, c})
+	}
+	return out
+}
+
+// DefinitionHash identifies what the job computes: source, strategy, keys,
+// types and target table. The target URL, lookback and closing rules are
+// left out: they decide where and when, not what.
+func (j *Job) DefinitionHash() string {
+	def := struct {
+		Idem       int               `json:"idem"`
+		Job        string            `json:"job"`
+		Table      string            `json:"table"`
+		Query      string            `json:"query,omitempty"`
+		Files      string            `json:"files,omitempty"`
+		Format     string            `json:"format,omitempty"`
+		Strategy   string            `json:"strategy"`
+		Column     string            `json:"partition_column,omitempty"`
+		Grain      Grain             `json:"grain"`
+		Timezone   string            `json:"timezone,omitempty"`
+		Key        []string          `json:"key,omitempty"`
+		LatestBy   string            `json:"latest_by,omitempty"`
+		DeleteWhen string            `json:"delete_when,omitempty"`
+		Columns    map[string]string `json:"columns,omitempty"`
+		LoadedAt   string            `json:"loaded_at,omitempty"`
+	}{
+		j.Idem, j.Name, j.Target.Table, j.Source.Query, j.Source.Files, j.Source.Format,
+		j.Strategy, j.Partition.Column, j.Partition.Grain, j.Partition.Timezone,
+		j.Key, j.LatestBy, j.DeleteWhen, j.Columns, j.LoadedAt,
+	}
+	b, _ := json.Marshal(def) // maps marshal with sorted keys
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// TableName is a possibly schema-qualified table name.
+type TableName struct {
+	Schema, Name string
+}
+
+func (t TableName) String() string {
+	if t.Schema == "" {
+		return t.Name
+	}
+	return t.Schema + "." + t.Name
+}
+
+// ParseTable splits "schema.table" or "table".
+func ParseTable(s string) (TableName, error) {
+	if s == "" {
+		return TableName{}, fmt.Errorf("required: the table to load (schema.table or table)")
+	}
+	parts := strings.Split(s, ".")
+	for _, p := range parts {
+		if strings.TrimSpace(p) == "" || strings.ContainsAny(p, "\x00\"`") {
+			return TableName{}, fmt.Errorf("%q is not a table name (schema.table or table)", s)
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return TableName{Name: parts[0]}, nil
+	case 2:
+		return TableName{Schema: parts[0], Name: parts[1]}, nil
+	}
+	return TableName{}, fmt.Errorf("%q has too many dots (schema.table or table)", s)
+}
+
+// Table returns the job's target table, already validated.
+func (j *Job) Table() TableName {
+	t, _ := ParseTable(j.Target.Table)
+	return t
+}
+
+// SplitURL returns a target URL's engine name and the rest.
+func SplitURL(url string) (engineName, rest string, err error) {
+	switch {
+	case strings.HasPrefix(url, "duckdb:"):
+		rest = strings.TrimPrefix(url, "duckdb:")
+		rest = strings.TrimPrefix(rest, "//")
+		if rest == "" {
+			return "", "", fmt.Errorf("duckdb: needs a file path (duckdb:warehouse.duckdb) or :memory:")
+		}
+		return "duckdb", rest, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return "postgres", url, nil
+	case strings.HasPrefix(url, "mysql://"):
+		return "mysql", url, nil
+	}
+	return "", "", fmt.Errorf("%q is not a target URL (duckdb:PATH, postgres://…, mysql://…)", Redact(url))
+}
+
+var passwordRE = regexp.MustCompile(`(://[^:/@]*:)[^@/]*@`)
+
+// Redact hides the password in a URL, for output.
+func Redact(url string) string {
+	return passwordRE.ReplaceAllString(url, "${1}xxxxx@")
+}

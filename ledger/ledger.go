@@ -1,0 +1,142 @@
+// Package ledger reads and writes idem_runs, the table in the target
+// database that records every committed run, in the same transaction as the
+// run's data.
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// Entry is one row of idem_runs.
+type Entry struct {
+	Job              string
+	Partition        string
+	RunID            string
+	Seq              int64 // order of runs within (job, partition)
+	InputFingerprint string
+	DefinitionHash   string
+	Strategy         string
+	RowsIn           int64
+	RowsDeduped      int64
+	RowsOutOfWindow  int64
+	Inserted         int64
+	Updated          int64
+	Deleted          int64
+	SkippedOlder     int64
+	RowCount         int64
+	Checksum         string
+	PartitionClosed  bool
+	StartedAt        time.Time
+	FinishedAt       time.Time
+	IdemVersion      string
+}
+
+// Columns of idem_runs, in the order fields binds them.
+var Columns = []string{
+	"job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy",
+	"rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted",
+	"skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
+	"idem_version",
+}
+
+// Key is the ledger's primary key: a forced rerun rewrites its own row.
+var Key = []string{"job", "partition", "run_id"}
+
+func (e *Entry) fields() []any {
+	return []any{
+		&e.Job, &e.Partition, &e.RunID, &e.Seq, &e.InputFingerprint, &e.DefinitionHash, &e.Strategy,
+		&e.RowsIn, &e.RowsDeduped, &e.RowsOutOfWindow, &e.Inserted, &e.Updated, &e.Deleted,
+		&e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
+		&e.IdemVersion,
+	}
+}
+
+// Ensure creates idem_runs if it does not exist.
+func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
+	for _, ddl := range db.Statements().LedgerDDL(db.LedgerTable()) {
+		if _, err := q.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("creating the ledger table: %w", err)
+		}
+	}
+	return nil
+}
+
+func selectSQL(d engine.Dialect, t engine.Table) string {
+	cols := make([]string, len(Columns))
+	for i, c := range Columns {
+		cols[i] = d.Ident(c)
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Table(t)
+}
+
+// Last returns the latest committed run of (job, partition), or nil.
+func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition string) (*Entry, error) {
+	d := db.Dialect()
+	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s AND %s = %s ORDER BY %s DESC LIMIT 1",
+		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2), d.Ident("seq"))
+	var e Entry
+	err := q.QueryRowContext(ctx, query, job, partition).Scan(e.fields()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return &e, nil
+}
+
+// Find returns the ledger row of one run id, or nil.
+func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, runID string) (*Entry, error) {
+	d := db.Dialect()
+	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s AND %s = %s AND %s = %s",
+		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2), d.Ident("run_id"), d.Placeholder(3))
+	var e Entry
+	err := q.QueryRowContext(ctx, query, job, partition, runID).Scan(e.fields()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return &e, nil
+}
+
+// Write records e, giving it the next sequence number of its partition. Call
+// it inside the run's transaction, after the partition lock is held.
+func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error {
+	d := db.Dialect()
+	seqSQL := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1 FROM %s WHERE %s = %s AND %s = %s",
+		d.Ident("seq"), d.Table(db.LedgerTable()), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	if err := q.QueryRowContext(ctx, seqSQL, e.Job, e.Partition).Scan(&e.Seq); err != nil {
+		return fmt.Errorf("writing the ledger: %w", err)
+	}
+	args := make([]any, len(Columns))
+	for i, f := range e.fields() {
+		args[i] = deref(f)
+	}
+	if _, err := q.ExecContext(ctx, db.Statements().Upsert(db.LedgerTable(), Columns, Key), args...); err != nil {
+		return fmt.Errorf("writing the ledger: %w", err)
+	}
+	return nil
+}
+
+func deref(p any) any {
+	switch v := p.(type) {
+	case *string:
+		return *v
+	case *int64:
+		return *v
+	case *bool:
+		return *v
+	case *time.Time:
+		return v.UTC()
+	}
+	panic(fmt.Sprintf("ledger: unexpected field type %T", p))
+}

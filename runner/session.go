@@ -1,0 +1,100 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strings"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// session runs a run's SQL on one querier (the connection, then the
+// transaction), and shows every statement to the recorder: golden tests and
+// `idem plan` see exactly what a run executes.
+type session struct {
+	q   engine.Querier
+	rec func(string)
+	log *slog.Logger
+}
+
+var _ engine.Querier = (*session)(nil)
+
+func (s *session) note(query string) {
+	if s.rec != nil {
+		s.rec(query)
+	}
+	s.log.Debug("sql", "query", query)
+}
+
+func (s *session) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s.note(query)
+	return s.q.ExecContext(ctx, query, args...)
+}
+
+func (s *session) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s.note(query)
+	return s.q.QueryContext(ctx, query, args...)
+}
+
+func (s *session) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	s.note(query)
+	return s.q.QueryRowContext(ctx, query, args...)
+}
+
+// exec runs a statement and returns the rows it affected.
+func (s *session) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	r, err := s.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+// count runs a query that selects one integer.
+func (s *session) count(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := s.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
+// columns lists a table's columns and types without reading a row.
+func (s *session) columns(ctx context.Context, d engine.Dialect, table string) ([]engine.Column, error) {
+	rows, err := s.QueryContext(ctx, "SELECT * FROM "+table+" LIMIT 0")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]engine.Column, len(types))
+	for i, t := range types {
+		cols[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+	}
+	return cols, rows.Err()
+}
+
+// checksum runs the dialect's checksum and normalizes it to 16 hex digits:
+// the sum of row hashes modulo 2^64.
+func (s *session) checksum(ctx context.Context, st engine.Statements, table string, cols []string, where string) (int64, string, error) {
+	var n int64
+	var sum string
+	if err := s.QueryRowContext(ctx, st.Checksum(table, cols, where)).Scan(&n, &sum); err != nil {
+		return 0, "", err
+	}
+	return n, normalizeSum(sum), nil
+}
+
+func normalizeSum(sum string) string {
+	v, ok := new(big.Int).SetString(strings.TrimSpace(sum), 10)
+	if !ok {
+		return sum
+	}
+	mod := new(big.Int).Lsh(big.NewInt(1), 64)
+	v.Mod(v, mod)
+	return fmt.Sprintf("%016x", v)
+}
