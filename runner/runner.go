@@ -324,12 +324,29 @@ func (r *run) partition(ctx context.Context) (err error) {
 	if err := ledger.Write(ctx, r.s, r.db, r.entry(startedAt, closed)); err != nil {
 		return err
 	}
+	if err := r.dropStaging(ctx, staged); err != nil {
+		return err
+	}
 	r.crash(CrashBeforeCommit)
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
 	r.crash(CrashAfterCommit)
 	r.res.Action = ActionLoaded
+	return nil
+}
+
+// dropStaging drops the run's temporary tables so the next partition on this
+// connection starts clean.
+func (r *run) dropStaging(ctx context.Context, staged bool) error {
+	if !staged {
+		return nil
+	}
+	for _, t := range []string{stageTable, dedupTable} {
+		if _, err := r.s.exec(ctx, "DROP TABLE IF EXISTS "+r.d.Ident(t)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,264 @@
+// Package enginetest is the conformance suite every engine runs unchanged:
+// the guarantees of SPEC.md, one test each, through the library API and the
+// real binary. An engine that does not pass it does not ship.
+package enginetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
+)
+
+// Harness is what an engine gives the suite.
+type Harness struct {
+	// Target returns the URL of a fresh, empty target for one test (its own
+	// file, schema or database).
+	Target func(t *testing.T) string
+}
+
+// Env is one test's target and working folder.
+type Env struct {
+	t      *testing.T
+	URL    string
+	Dir    string
+	Now    time.Time
+	jobSeq int
+}
+
+// NewEnv prepares a target and a folder for job files and inputs.
+func NewEnv(t *testing.T, h Harness) *Env {
+	t.Helper()
+	return &Env{t: t, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)}
+}
+
+// Write writes a file under the env's folder.
+func (e *Env) Write(name, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.Dir, name)
+	require.NoError(e.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(e.t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+// Job writes and parses a job file whose body follows the target lines.
+func (e *Env) Job(body string) *job.Job {
+	e.t.Helper()
+	e.jobSeq++
+	text := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.orders\n%s", e.URL, body)
+	path := e.Write(fmt.Sprintf("job%d.yaml", e.jobSeq), text)
+	j, err := job.Load(path)
+	require.NoError(e.t, err)
+	return j
+}
+
+// Run runs j for date and returns its one result.
+func (e *Env) Run(j *job.Job, date string, mod ...func(*idem.Options)) (runner.Result, error) {
+	e.t.Helper()
+	opts := idem.Options{Date: date, AsOf: e.Now, Now: func() time.Time { return e.Now }, LockTimeout: time.Minute}
+	for _, m := range mod {
+		m(&opts)
+	}
+	rs, err := idem.Run(context.Background(), j, opts)
+	if len(rs) == 0 {
+		return runner.Result{}, err
+	}
+	return rs[len(rs)-1], err
+}
+
+// MustRun runs j and fails the test on error.
+func (e *Env) MustRun(j *job.Job, date string, mod ...func(*idem.Options)) runner.Result {
+	e.t.Helper()
+	r, err := e.Run(j, date, mod...)
+	require.NoError(e.t, err)
+	return r
+}
+
+// Force is an option that reloads.
+func Force(o *idem.Options) { o.Force = true }
+
+// DB opens the target for a check and closes it before returning (DuckDB
+// allows one open handle per file).
+func (e *Env) DB(fn func(ctx context.Context, db engine.DB)) {
+	e.t.Helper()
+	ctx := context.Background()
+	db, err := idem.Open(ctx, e.URL, e.Dir, time.Minute)
+	require.NoError(e.t, err)
+	defer db.Close()
+	fn(ctx, db)
+}
+
+// Exec runs setup SQL on the target.
+func (e *Env) Exec(queries ...string) {
+	e.t.Helper()
+	e.DB(func(ctx context.Context, db engine.DB) {
+		for _, q := range queries {
+			_, err := db.Conn().ExecContext(ctx, q)
+			require.NoError(e.t, err, q)
+		}
+	})
+}
+
+// Sum is a table's (or partition's) row count and checksum.
+type Sum struct {
+	Rows     int64
+	Checksum string
+}
+
+// Checksum returns the count and checksum of the target table rows where
+// where holds, without the loaded_at column.
+func (e *Env) Checksum(where string, exclude ...string) Sum {
+	e.t.Helper()
+	var s Sum
+	e.DB(func(ctx context.Context, db engine.DB) {
+		var err error
+		s.Rows, s.Checksum, err = runner.TableChecksum(ctx, db, engine.Table{Schema: "sales", Name: "orders"}, where, exclude)
+		require.NoError(e.t, err)
+	})
+	return s
+}
+
+// Rows returns the target's rows where where holds, each rendered as text,
+// sorted: for asserting which rows changed.
+func (e *Env) Rows(where string, cols ...string) []string {
+	e.t.Helper()
+	var out []string
+	e.DB(func(ctx context.Context, db engine.DB) {
+		d := db.Dialect()
+		list := make([]string, len(cols))
+		for i, c := range cols {
+			list[i] = d.Ident(c)
+		}
+		q := fmt.Sprintf("SELECT %s FROM %s", strings.Join(list, ", "), d.Table(engine.Table{Schema: "sales", Name: "orders"}))
+		if where != "" {
+			q += " WHERE " + where
+		}
+		out = queryStrings(e.t, ctx, db.Conn(), q)
+	})
+	sort.Strings(out)
+	return out
+}
+
+// Query returns a query's rows as text, in the order returned.
+func (e *Env) Query(q string, args ...any) []string {
+	e.t.Helper()
+	var out []string
+	e.DB(func(ctx context.Context, db engine.DB) {
+		out = queryStrings(e.t, ctx, db.Conn(), q, args...)
+	})
+	return out
+}
+
+func queryStrings(t *testing.T, ctx context.Context, q engine.Querier, query string, args ...any) []string {
+	t.Helper()
+	rows, err := q.QueryContext(ctx, query, args...)
+	require.NoError(t, err, query)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			switch x := v.(type) {
+			case nil:
+				parts[i] = "NULL"
+			case []byte:
+				parts[i] = string(x)
+			case time.Time:
+				parts[i] = x.UTC().Format("2006-01-02 15:04:05")
+			default:
+				parts[i] = fmt.Sprint(x)
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// LedgerRows counts idem_runs rows for (job, partition[, run_id]).
+func (e *Env) LedgerRows(jobName, partition, runID string) int {
+	e.t.Helper()
+	var n int
+	e.DB(func(ctx context.Context, db engine.DB) {
+		d := db.Dialect()
+		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s AND %s = %s", d.Table(db.LedgerTable()),
+			d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+		args := []any{jobName, partition}
+		if runID != "" {
+			q += fmt.Sprintf(" AND %s = %s", d.Ident("run_id"), d.Placeholder(3))
+			args = append(args, runID)
+		}
+		require.NoError(e.t, db.Conn().QueryRowContext(ctx, q, args...).Scan(&n))
+	})
+	return n
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// Binary builds cmd/idem once per test process, for tests that must kill a
+// real process.
+func Binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "idem-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "idem")
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/idem")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, binErr)
+	return binPath
+}
+
+// RunBinary runs the idem binary with args and extra environment, and
+// returns its exit code, stdout and stderr.
+func RunBinary(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "running idem: %v", err)
+		code = ee.ExitCode() // -1 when killed by a signal
+	}
+	return code, stdout.String(), stderr.String()
+}
