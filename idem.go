@@ -38,6 +38,11 @@ func Load(path string) (*Job, error) { return job.Load(path) }
 // Run opens the job's target, runs the job for opts.Date (and its lookback
 // partitions), and closes the target.
 func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
+	// A bad --date is a usage error: find it before the target is opened
+	// (opening a DuckDB target creates its file).
+	if _, err := j.Windows(opts.Date); err != nil {
+		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
+	}
 	lockTimeout := opts.LockTimeout
 	if lockTimeout <= 0 {
 		lockTimeout = 10 * time.Minute
@@ -50,15 +55,20 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	return runner.Run(ctx, db, j, opts)
 }
 
-// ErrEngine is returned for a target URL whose engine this build lacks.
-var ErrEngine = errors.New("engine not available")
+// ErrTarget marks a target URL that cannot be used: malformed, or naming an
+// engine this build lacks. The CLI maps it to exit 2.
+var ErrTarget = errors.New("unusable target URL")
+
+type targetError struct{ error }
+
+func (targetError) Is(target error) bool { return target == ErrTarget }
 
 // Open opens a target URL. A relative DuckDB path resolves against dir (the
 // job file's folder), so a job runs the same from any working directory.
 func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engine.DB, error) {
 	name, rest, err := job.SplitURL(url)
 	if err != nil {
-		return nil, err
+		return nil, targetError{err}
 	}
 	switch name {
 	case "duckdb":
@@ -67,5 +77,5 @@ func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engi
 		}
 		return duckdb.Open(ctx, rest, lockTimeout)
 	}
-	return nil, fmt.Errorf("%w: %s targets are not supported by this version of idem yet (%s)", ErrEngine, name, job.Redact(url))
+	return nil, targetError{fmt.Errorf("%s targets are not supported by this version of idem yet (%s)", name, job.Redact(url))}
 }

@@ -149,16 +149,19 @@ func Parse(data []byte, dir string, lookup func(string) (string, bool)) (*Job, e
 	var problems []Problem
 	problems = append(problems, checkKeys(doc, jobSchema, "")...)
 	problems = append(problems, expandNode(doc, "", lookup)...)
-	if len(problems) > 0 {
-		return nil, &Error{Problems: problems}
-	}
 	j := &Job{Dir: dir}
 	if err := doc.Decode(j); err != nil {
-		return nil, &Error{Problems: decodeProblems(err)}
+		if len(problems) == 0 { // checkKeys reports type errors with their path
+			problems = decodeProblems(err)
+		}
+		return nil, &Error{Problems: problems}
 	}
+	// Validate even after unknown keys: a typo'd key usually leaves a
+	// required one missing, and the user should see both at once.
 	j.applyDefaults()
-	if ps := j.Validate(); len(ps) > 0 {
-		return nil, &Error{Problems: ps}
+	problems = append(problems, j.Validate()...)
+	if len(problems) > 0 {
+		return nil, &Error{Problems: problems}
 	}
 	return j, nil
 }

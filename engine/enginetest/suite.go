@@ -414,4 +414,3 @@ func testCrashPoints(t *testing.T, h Harness) {
 		})
 	}
 }
-

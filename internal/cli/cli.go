@@ -151,7 +151,7 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, engine.ErrLocked):
 		return ExitTempFail
-	case errors.Is(err, idem.ErrEngine):
+	case errors.Is(err, idem.ErrTarget):
 		return ExitUsage
 	}
 	return ExitFailed

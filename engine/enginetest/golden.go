@@ -1,0 +1,68 @@
+package enginetest
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/job"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// Golden runs each case under testdata/golden and compares the SQL the run
+// executed with <case>/<engine>.golden.sql. With -update it rewrites them.
+// `idem plan` prints the same statements.
+func Golden(t *testing.T, h Harness, engineName string) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "testdata", "golden")
+	cases, err := os.ReadDir(root)
+	require.NoError(t, err)
+	for _, c := range cases {
+		t.Run(c.Name(), func(t *testing.T) {
+			t.Parallel()
+			e := NewEnv(t, h)
+			require.NoError(t, os.CopyFS(e.Dir, os.DirFS(filepath.Join(root, c.Name()))))
+			if setup, err := os.ReadFile(filepath.Join(e.Dir, "setup.sql")); err == nil {
+				for _, q := range strings.Split(string(setup), ";\n") {
+					if q = strings.TrimSpace(q); q != "" {
+						e.Exec(q)
+					}
+				}
+			}
+			data, err := os.ReadFile(filepath.Join(e.Dir, "job.yaml"))
+			require.NoError(t, err)
+			j, err := job.Parse(data, e.Dir, func(k string) (string, bool) {
+				return e.URL, k == "IDEM_TARGET"
+			})
+			require.NoError(t, err)
+			date, err := os.ReadFile(filepath.Join(e.Dir, "date"))
+			require.NoError(t, err)
+
+			var stmts []string
+			_, err = idem.Run(context.Background(), j, idem.Options{
+				Date: strings.TrimSpace(string(date)), AsOf: e.Now, Now: func() time.Time { return e.Now },
+				Record: func(q string) { stmts = append(stmts, q) },
+			})
+			require.NoError(t, err)
+			got := strings.ReplaceAll(strings.Join(stmts, ";\n\n")+";\n", e.Dir, "$DIR")
+
+			golden := filepath.Join(root, c.Name(), engineName+".golden.sql")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+				return
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "run with -update to create it")
+			require.Equal(t, string(want), got)
+		})
+	}
+}

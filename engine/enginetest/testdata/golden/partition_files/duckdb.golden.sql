@@ -1,0 +1,61 @@
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" VARCHAR NOT NULL,
+  "partition" VARCHAR NOT NULL,
+  "run_id" VARCHAR NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" VARCHAR NOT NULL,
+  "definition_hash" VARCHAR NOT NULL,
+  "strategy" VARCHAR NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" VARCHAR NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" VARCHAR NOT NULL,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
+
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+
+CREATE TEMP TABLE "idem_stage_dedup" AS SELECT * FROM "idem_stage" QUALIFY row_number() OVER (PARTITION BY "order_id" ORDER BY "updated_at" DESC NULLS LAST, "customer_id" ASC NULLS LAST, "created_at" ASC NULLS LAST, "status" ASC NULLS LAST, "amount" ASC NULLS LAST) = 1;
+
+SELECT count(*) FROM "idem_stage_dedup";
+
+SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') FROM "idem_stage_dedup";
+
+CREATE SCHEMA IF NOT EXISTS "sales";
+
+CREATE TABLE "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
+
+SELECT * FROM "sales"."orders" LIMIT 0;
+
+DELETE FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
+
+INSERT INTO "sales"."orders" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at", "_loaded_at") SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at", $1 FROM "idem_stage_dedup" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
+
+SELECT count(*), CAST(coalesce(sum(hash("order_id", "customer_id", "created_at", "status", "amount", "updated_at")), 0) AS VARCHAR) FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
+
+SELECT coalesce(max("seq"), 0) + 1 FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = excluded."seq", "input_fingerprint" = excluded."input_fingerprint", "definition_hash" = excluded."definition_hash", "strategy" = excluded."strategy", "rows_in" = excluded."rows_in", "rows_deduped" = excluded."rows_deduped", "rows_out_of_window" = excluded."rows_out_of_window", "inserted" = excluded."inserted", "updated" = excluded."updated", "deleted" = excluded."deleted", "skipped_older" = excluded."skipped_older", "row_count" = excluded."row_count", "checksum" = excluded."checksum", "partition_closed" = excluded."partition_closed", "started_at" = excluded."started_at", "finished_at" = excluded."finished_at", "idem_version" = excluded."idem_version";
+
+DROP TABLE IF EXISTS "idem_stage";
+
+DROP TABLE IF EXISTS "idem_stage_dedup";

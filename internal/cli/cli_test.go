@@ -1,0 +1,129 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/internal/cli"
+)
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// example copies the jaffle example job into a temp folder, so its DuckDB
+// file lands there.
+func example(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../../examples/jaffle")))
+	os.Remove(filepath.Join(dir, "warehouse.duckdb"))
+	return filepath.Join(dir, "orders.yaml")
+}
+
+var volatile = regexp.MustCompile(`run [0-9a-f]{12}, \d+ ms`)
+
+func TestRunExampleTwice(t *testing.T) {
+	t.Parallel()
+	jobPath := example(t)
+
+	code, out, errOut := run(t, "run", jobPath, "--date", "2018-01-01")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t,
+		"jaffle_orders 2018-01-01: loaded: 99 rows in, 0 deduped, 98 out of window; 1 inserted, 0 deleted; partition now 1 rows, checksum 977fdb04049e826c (run RUN)\n",
+		volatile.ReplaceAllString(out, "run RUN"))
+
+	code, out, errOut = run(t, "run", jobPath, "--date", "2018-01-01")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `^jaffle_orders 2018-01-01: skipped: already loaded from this input by run [0-9a-f]{12}; partition 1 rows, checksum 977fdb04049e826c \(--force reloads\)\n$`, out)
+
+	code, out, errOut = run(t, "checksum", "duckdb:"+filepath.Join(filepath.Dir(jobPath), "warehouse.duckdb"), "jaffle.orders", "--exclude", "_loaded_at")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "jaffle.orders: 1 rows, checksum 977fdb04049e826c\n", out)
+}
+
+func TestRunJSON(t *testing.T) {
+	t.Parallel()
+	jobPath := example(t)
+	code, out, errOut := run(t, "run", jobPath, "--date", "2018-01-02", "--json")
+	require.Equal(t, 0, code, errOut)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	for _, k := range []string{"job", "partition", "run_id", "action", "rows_in", "rows_deduped", "rows_out_of_window",
+		"inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "input_fingerprint", "duration_ms"} {
+		require.Contains(t, got, k)
+	}
+	require.Equal(t, "loaded", got["action"])
+	require.Equal(t, "2018-01-02", got["partition"])
+	require.EqualValues(t, 1, got["row_count"])
+}
+
+func TestBadJobFileExits2AndTouchesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`idem: 1
+job: orders
+target:
+  url: duckdb:out.duckdb
+  tabel: orders
+source:
+  files: x.csv
+strategy: partition
+`), 0o644))
+	code, out, errOut := run(t, "run", path, "--date", "2026-11-28")
+	require.Equal(t, 2, code)
+	require.Empty(t, out)
+	require.Contains(t, errOut, `target.tabel: unknown key (did you mean "table"?) (line 5)`)
+	require.Contains(t, errOut, "target.table: required")
+	require.Contains(t, errOut, "partition.column: required for strategy partition")
+	require.NoFileExists(t, filepath.Join(dir, "out.duckdb"), "nothing is touched")
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	jobPath := example(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", jobPath}, "--date is required"},
+		{[]string{"run", jobPath, "--date", "2018-01-01T05"}, "is a hour; this job's partitions are days"},
+		{[]string{"run", jobPath, "--date", "yesterday"}, `--date "yesterday" is not a day partition`},
+		{[]string{"run", jobPath, "--date", "2018-01-01", "--as-of", "noon"}, "--as-of"},
+		{[]string{"run", jobPath, "--date", "2018-01-01", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"checksum", "oracle://x", "t"}, "is not a target URL"},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		require.Equal(t, 2, code, "%v: %s", tc.args, errOut)
+		require.Contains(t, errOut, tc.want, "%v", tc.args)
+	}
+	require.NoFileExists(t, filepath.Join(filepath.Dir(jobPath), "warehouse.duckdb"))
+}
+
+func TestPasswordNeverPrinted(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := run(t, "checksum", "oracle://user:s3cret@host/db", "t")
+	require.Equal(t, 2, code)
+	require.NotContains(t, errOut, "s3cret")
+}
+
+func TestNotClosedExits75(t *testing.T) {
+	t.Parallel()
+	jobPath := example(t)
+	code, out, _ := run(t, "run", jobPath, "--date", "2018-01-01", "--as-of", "2018-01-01T12:00:00Z")
+	require.Equal(t, 75, code)
+	require.Contains(t, out, "not closed yet")
+}
