@@ -69,6 +69,13 @@ type Dialect interface {
 // between engines. Steps spelled the same everywhere are built by the runner
 // from a Dialect.
 type Statements interface {
+	StagingStatements
+	MergeStatements
+	LedgerStatements
+}
+
+// StagingStatements read input into temporary tables and describe tables.
+type StagingStatements interface {
 	// StageFiles creates temporary table stage from the input files.
 	StageFiles(stage string, in FileInput) (string, error)
 	// StageQuery creates temporary table stage from a query's result.
@@ -83,10 +90,46 @@ type Statements interface {
 	// where (already SQL, or ""). The checksum is an order-independent,
 	// duplicate-sensitive sum of row hashes, returned as text.
 	Checksum(table string, cols []string, where string) string
-	// LedgerDDL creates the idem_runs table if it does not exist.
-	LedgerDDL(t Table) []string
 	// TableExists selects one row if the table exists; args are bound.
 	TableExists(t Table) (string, []any)
+}
+
+// Merge actions, as the merge plan's action column holds them.
+const (
+	MergeInsert = "insert"
+	MergeUpdate = "update"
+	MergeDelete = "delete"
+	MergeSkip   = "skip"
+)
+
+// MergeSpec is what a merge needs to know about its columns.
+type MergeSpec struct {
+	Target     Table
+	Key        []string
+	LatestBy   string
+	DeleteWhen string   // optional boolean column
+	Cols       []string // the staged columns, all written to the target
+	LoadedAt   string   // optional metadata column, bound as parameter 1
+}
+
+// MergeStatements are the merge strategy's steps.
+type MergeStatements interface {
+	// MergePlan creates temporary table plan: every row of src with an
+	// action column (named by the last argument) saying what the merge will
+	// do with it: insert a new key, update or delete a key whose staged
+	// version is strictly newer, or skip an older or equal version.
+	MergePlan(plan, src, action string, m MergeSpec) string
+	// Merge applies a plan to the target in one statement.
+	Merge(plan, action string, m MergeSpec) string
+	// GeneratedColumns selects the names of target columns whose values
+	// the database generates (identity, serial, uuid defaults).
+	GeneratedColumns(t Table) (string, []any)
+}
+
+// LedgerStatements create and write the ledger.
+type LedgerStatements interface {
+	// LedgerDDL creates the idem_runs table if it does not exist.
+	LedgerDDL(t Table) []string
 	// Upsert inserts one row of cols (bound in order), replacing the row
 	// with the same key.
 	Upsert(t Table, cols, key []string) string

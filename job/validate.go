@@ -16,7 +16,10 @@ var (
 	// typeRE admits SQL type names such as BIGINT, DECIMAL(12,2),
 	// TIMESTAMP WITH TIME ZONE, VARCHAR[]: they are spliced into SQL, so
 	// nothing else gets through.
-	typeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_ ]*(\(\s*\d+\s*(,\s*\d+\s*)?\))?(\[\])?$`)
+	// surrogateRE matches names that usually hold keys minted by the loading
+	// database rather than by the source system.
+	surrogateRE = regexp.MustCompile(`^(sk|.*_sk|surrogate_key|.*_surrogate_key|row_?id|row_?num(ber)?|serial|identity|auto_?id|.*_serial)$`)
+	typeRE      = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_ ]*(\(\s*\d+\s*(,\s*\d+\s*)?\))?(\[\])?$`)
 )
 
 // Validate reports every problem with the job, each with its path.
@@ -82,6 +85,14 @@ func (j *Job) Validate() []Problem {
 	case StrategyMerge:
 		if len(j.Key) == 0 {
 			add("key", "required for strategy merge: the natural key rows are matched on")
+		}
+		for i, k := range j.Key {
+			if surrogateRE.MatchString(strings.ToLower(k)) {
+				add(fmt.Sprintf("key[%d]", i), "%q looks like a generated surrogate key; every rerun would mint new keys and fill the target with duplicates: merge on the source's natural key", k)
+			}
+			if k == j.LatestBy {
+				add("latest_by", "%q is also a key column; the version must be a separate column", k)
+			}
 		}
 		if j.LatestBy == "" {
 			add("latest_by", "required for strategy merge: the version column (the newest wins)")
@@ -264,9 +275,15 @@ func SplitURL(url string) (engineName, rest string, err error) {
 	return "", "", fmt.Errorf("%q is not a target URL (duckdb:PATH, postgres://…, mysql://…)", Redact(url))
 }
 
-var passwordRE = regexp.MustCompile(`(://[^:/@]*:)[^@/]*@`)
+var (
+	passwordRE = regexp.MustCompile(`(://[^:/@]*:)[^@/]*@`)
+	// passwordParamRE finds a password given as a parameter
+	// (postgres://h/db?password=…, sslpassword=…, or key=value form).
+	passwordParamRE = regexp.MustCompile(`(?i)((?:^|[?&\s])(?:ssl)?password=)[^&\s]*`)
+)
 
 // Redact hides the password in a URL, for output.
 func Redact(url string) string {
-	return passwordRE.ReplaceAllString(url, "${1}xxxxx@")
+	url = passwordRE.ReplaceAllString(url, "${1}xxxxx@")
+	return passwordParamRE.ReplaceAllString(url, "${1}xxxxx")
 }

@@ -99,6 +99,7 @@ func (e *InputError) Error() string { return e.Msg }
 const (
 	stageTable = "idem_stage"
 	dedupTable = "idem_stage_dedup"
+	planTable  = "idem_merge_plan"
 )
 
 // Run runs the job for opts.Date and the lookback partitions before it, in
@@ -121,9 +122,6 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 	if err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 	}
-	if j.Strategy != job.StrategyPartition {
-		return nil, fmt.Errorf("strategy %s is not available in this version of idem", j.Strategy)
-	}
 	s := &session{q: db.Conn(), rec: opts.Record, log: opts.Logger}
 	if err := ledger.Ensure(ctx, db, s); err != nil {
 		return nil, err
@@ -133,7 +131,7 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 		r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
 			res: Result{Job: j.Name, Partition: w.Label}}
 		began := time.Now()
-		err := r.partition(ctx)
+		err := r.do(ctx)
 		r.res.DurationMS = time.Since(began).Milliseconds()
 		if err != nil {
 			r.res.Action = ActionFailed
@@ -157,6 +155,14 @@ type run struct {
 	log  *slog.Logger
 	s    *session
 	res  Result
+
+	// What the steps learn, in order.
+	table      string          // the target, quoted
+	exists     bool            // the target table exists
+	targetCols []engine.Column // its columns
+	staged     bool            // the input was read into stageTable
+	stageCols  []engine.Column // the input's columns
+	src        string          // stageTable, or dedupTable when de-duplicated
 }
 
 func (r *run) crash(point string) {
@@ -169,10 +175,9 @@ func (r *run) crash(point string) {
 	select {}
 }
 
-// partition runs the partition strategy for one window: in one transaction,
-// delete the window's rows, insert the staged in-window rows, write the
-// ledger row.
-func (r *run) partition(ctx context.Context) (err error) {
+// do runs one partition: the same order of steps for every strategy and
+// engine, in one transaction holding the partition's lock.
+func (r *run) do(ctx context.Context) (err error) {
 	j, w := r.job, r.w
 	startedAt := r.opts.Now()
 	closed := j.Closed(w, r.opts.AsOf)
@@ -197,15 +202,13 @@ func (r *run) partition(ctx context.Context) (err error) {
 		release()
 	}()
 	r.s = &session{q: tx, rec: r.opts.Record, log: r.log}
-	table := r.d.Table(engine.Table(j.Table()))
+	r.table = r.d.Table(engine.Table(j.Table()))
 
-	exists, err := r.tableExists(ctx)
-	if err != nil {
+	if r.exists, err = r.tableExists(ctx); err != nil {
 		return err
 	}
-	var targetCols []engine.Column
-	if exists {
-		if targetCols, err = r.s.columns(ctx, r.d, table); err != nil {
+	if r.exists {
+		if r.targetCols, err = r.s.columns(ctx, r.d, r.table); err != nil {
 			return err
 		}
 	}
@@ -221,12 +224,12 @@ func (r *run) partition(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		if skipped, err := r.skip(ctx, fp, exists, targetCols); err != nil || skipped {
+		if skipped, err := r.skip(ctx, fp); err != nil || skipped {
 			return r.finishSkip(tx, err, skipped)
 		}
 	}
 
-	staged := true
+	r.staged = true
 	switch {
 	case j.Source.Query != "":
 		if _, err := r.s.exec(ctx, r.st.StageQuery(stageTable, job.RenderSQL(j.Source.Query, w, r.d))); err != nil {
@@ -241,90 +244,57 @@ func (r *run) partition(ctx context.Context) (err error) {
 			return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err)}
 		}
 	default:
-		staged = false
+		r.staged = false
 		r.log.Info("no input files", "glob", job.RenderPath(j.Source.Files, w))
 	}
 	r.crash(CrashAfterStage)
 
-	var stageCols []engine.Column
-	src := stageTable
-	var inWindow int64
-	if staged {
-		if stageCols, err = r.s.columns(ctx, r.d, r.d.Ident(stageTable)); err != nil {
+	if r.staged {
+		if r.stageCols, err = r.s.columns(ctx, r.d, r.d.Ident(stageTable)); err != nil {
 			return err
 		}
-		if err := r.checkColumns(stageCols, targetCols); err != nil {
+		if err := r.checkColumns(r.stageCols, r.targetCols); err != nil {
 			return err
 		}
 		if j.Source.Query != "" {
-			n, sum, err := r.s.checksum(ctx, r.st, r.d.Ident(stageTable), names(stageCols), "")
+			n, sum, err := r.s.checksum(ctx, r.st, r.d.Ident(stageTable), names(r.stageCols), "")
 			if err != nil {
 				return err
 			}
-			if skipped, err := r.skip(ctx, source.FingerprintRows(n, sum), exists, targetCols); err != nil || skipped {
+			if skipped, err := r.skip(ctx, source.FingerprintRows(n, sum)); err != nil || skipped {
 				return r.finishSkip(tx, err, skipped)
 			}
 		}
-		if src, err = r.dedup(ctx, stageCols); err != nil {
+		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
 			return err
 		}
-		where, err := r.window(stageCols)
-		if err != nil {
-			return err
-		}
-		var total int64
-		q := fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s) FROM %s", where, r.d.Ident(src))
-		if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow); err != nil {
-			return err
-		}
-		r.res.RowsOutOfWindow = total - inWindow
-	}
-
-	if !exists && staged {
-		for _, q := range r.st.CreateTableFrom(engine.Table(j.Table()), stageTable, j.LoadedAt) {
-			if _, err := r.s.exec(ctx, q); err != nil {
-				return fmt.Errorf("creating %s: %w", j.Target.Table, err)
+		if !r.exists {
+			for _, q := range r.st.CreateTableFrom(engine.Table(j.Table()), stageTable, j.LoadedAt) {
+				if _, err := r.s.exec(ctx, q); err != nil {
+					return fmt.Errorf("creating %s: %w", j.Target.Table, err)
+				}
 			}
-		}
-		exists = true
-		if targetCols, err = r.s.columns(ctx, r.d, table); err != nil {
-			return err
-		}
-	}
-
-	if exists {
-		where, err := r.window(targetCols)
-		if err != nil {
-			return err
-		}
-		if inWindow == 0 && !j.AllowEmpty {
-			n, err := r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", table, where))
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				return &InputError{Msg: fmt.Sprintf("the input has no rows for partition %s; the partition keeps its %d rows (set allow_empty: true to let an empty input empty it)", w.Label, n)}
-			}
-		}
-		if r.res.Deleted, err = r.s.exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s", table, where)); err != nil {
-			return fmt.Errorf("deleting partition %s: %w", w.Label, err)
-		}
-		r.crash(CrashAfterDelete)
-		if staged {
-			if err := r.insert(ctx, table, src, stageCols); err != nil {
+			r.exists = true
+			if r.targetCols, err = r.s.columns(ctx, r.d, r.table); err != nil {
 				return err
 			}
 		}
-		r.crash(CrashAfterWrite)
-		if r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, table, r.dataColumns(targetCols), where); err != nil {
-			return err
-		}
+	}
+
+	switch j.Strategy {
+	case job.StrategyMerge:
+		err = r.merge(ctx)
+	default:
+		err = r.partition(ctx)
+	}
+	if err != nil {
+		return err
 	}
 
 	if err := ledger.Write(ctx, r.s, r.db, r.entry(startedAt, closed)); err != nil {
 		return err
 	}
-	if err := r.dropStaging(ctx, staged); err != nil {
+	if err := r.dropStaging(ctx); err != nil {
 		return err
 	}
 	r.crash(CrashBeforeCommit)
@@ -336,13 +306,58 @@ func (r *run) partition(ctx context.Context) (err error) {
 	return nil
 }
 
-// dropStaging drops the run's temporary tables so the next partition on this
-// connection starts clean.
-func (r *run) dropStaging(ctx context.Context, staged bool) error {
-	if !staged {
+// partition replaces the window's rows with the staged in-window rows.
+func (r *run) partition(ctx context.Context) error {
+	var inWindow int64
+	if r.staged {
+		where, err := r.window(r.stageCols)
+		if err != nil {
+			return err
+		}
+		var total int64
+		q := fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s) FROM %s", where, r.d.Ident(r.src))
+		if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow); err != nil {
+			return err
+		}
+		r.res.RowsOutOfWindow = total - inWindow
+	}
+	if !r.exists { // no input and no table: nothing to replace
 		return nil
 	}
-	for _, t := range []string{stageTable, dedupTable} {
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
+	if inWindow == 0 && !r.job.AllowEmpty {
+		n, err := r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", r.table, where))
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return &InputError{Msg: fmt.Sprintf("the input has no rows for partition %s; the partition keeps its %d rows (set allow_empty: true to let an empty input empty it)", r.w.Label, n)}
+		}
+	}
+	if r.res.Deleted, err = r.s.exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s", r.table, where)); err != nil {
+		return fmt.Errorf("deleting partition %s: %w", r.w.Label, err)
+	}
+	r.crash(CrashAfterDelete)
+	if r.staged {
+		if err := r.insert(ctx, r.table, r.src, r.stageCols); err != nil {
+			return err
+		}
+	}
+	r.crash(CrashAfterWrite)
+	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, r.table, r.dataColumns(r.targetCols), where)
+	return err
+}
+
+// dropStaging drops the run's temporary tables so the next partition on this
+// connection starts clean.
+func (r *run) dropStaging(ctx context.Context) error {
+	if !r.staged {
+		return nil
+	}
+	for _, t := range []string{stageTable, dedupTable, planTable} {
 		if _, err := r.s.exec(ctx, "DROP TABLE IF EXISTS "+r.d.Ident(t)); err != nil {
 			return err
 		}
@@ -359,15 +374,24 @@ func (r *run) finishSkip(tx *sql.Tx, err error, skipped bool) error {
 	return tx.Rollback()
 }
 
-// skip sets the run id and reports whether the partition already holds this
-// run's result: same run id as its last successful run, and still the
-// recorded row count and checksum.
-func (r *run) skip(ctx context.Context, fingerprint string, exists bool, targetCols []engine.Column) (bool, error) {
+// skip sets the run id and reports whether this run is already done. A
+// partition run is done when its run id is the partition's last successful
+// run and the partition still has the recorded row count and checksum. A
+// merge run is done when its run id is in the ledger.
+func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 	j := r.job
 	r.res.InputFingerprint = fingerprint
 	r.res.RunID = source.RunID(j.Name, r.w.Label, j.DefinitionHash(), fingerprint)
 	if r.opts.Force {
 		return false, nil
+	}
+	if j.Strategy == job.StrategyMerge {
+		prev, err := ledger.Find(ctx, r.s, r.db, j.Name, r.w.Label, r.res.RunID)
+		if err != nil || prev == nil {
+			return false, err
+		}
+		r.res.RowCount, r.res.Checksum = prev.RowCount, prev.Checksum
+		return true, nil
 	}
 	last, err := ledger.Last(ctx, r.s, r.db, j.Name, r.w.Label)
 	if err != nil || last == nil || last.RunID != r.res.RunID {
@@ -375,12 +399,12 @@ func (r *run) skip(ctx context.Context, fingerprint string, exists bool, targetC
 	}
 	var n int64
 	var sum string
-	if exists {
-		where, err := r.window(targetCols)
+	if r.exists {
+		where, err := r.window(r.targetCols)
 		if err != nil {
 			return false, err
 		}
-		if n, sum, err = r.s.checksum(ctx, r.st, r.d.Table(engine.Table(j.Table())), r.dataColumns(targetCols), where); err != nil {
+		if n, sum, err = r.s.checksum(ctx, r.st, r.table, r.dataColumns(r.targetCols), where); err != nil {
 			return false, err
 		}
 	}

@@ -38,13 +38,13 @@ CREATE TEMP TABLE "idem_stage_dedup" AS SELECT * FROM "idem_stage" QUALIFY row_n
 
 SELECT count(*) FROM "idem_stage_dedup";
 
-SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') FROM "idem_stage_dedup";
-
 CREATE SCHEMA IF NOT EXISTS "sales";
 
 CREATE TABLE "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
 
 SELECT * FROM "sales"."orders" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') FROM "idem_stage_dedup";
 
 DELETE FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 
@@ -59,3 +59,5 @@ INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint
 DROP TABLE IF EXISTS "idem_stage";
 
 DROP TABLE IF EXISTS "idem_stage_dedup";
+
+DROP TABLE IF EXISTS "idem_merge_plan";

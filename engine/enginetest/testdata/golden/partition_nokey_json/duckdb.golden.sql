@@ -32,11 +32,11 @@ SELECT * FROM "idem_stage" LIMIT 0;
 
 SELECT count(*) FROM "idem_stage";
 
-SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') FROM "idem_stage";
-
 CREATE TABLE "events" AS SELECT * FROM "idem_stage" LIMIT 0;
 
 SELECT * FROM "events" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') FROM "idem_stage";
 
 DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
@@ -51,3 +51,5 @@ INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint
 DROP TABLE IF EXISTS "idem_stage";
 
 DROP TABLE IF EXISTS "idem_stage_dedup";
+
+DROP TABLE IF EXISTS "idem_merge_plan";

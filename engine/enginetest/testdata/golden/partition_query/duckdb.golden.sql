@@ -36,11 +36,11 @@ SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_has
 
 SELECT count(*) FROM "idem_stage";
 
-SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
-
 CREATE TABLE "daily_orders" AS SELECT * FROM "idem_stage" LIMIT 0;
 
 SELECT * FROM "daily_orders" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
 
 DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
@@ -55,3 +55,5 @@ INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint
 DROP TABLE IF EXISTS "idem_stage";
 
 DROP TABLE IF EXISTS "idem_stage_dedup";
+
+DROP TABLE IF EXISTS "idem_merge_plan";
