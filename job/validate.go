@@ -90,9 +90,6 @@ func (j *Job) Validate() []Problem {
 			if surrogateRE.MatchString(strings.ToLower(k)) {
 				add(fmt.Sprintf("key[%d]", i), "%q looks like a generated surrogate key; every rerun would mint new keys and fill the target with duplicates: merge on the source's natural key", k)
 			}
-			if k == j.LatestBy {
-				add("latest_by", "%q is also a key column; the version must be a separate column", k)
-			}
 		}
 		if j.LatestBy == "" {
 			add("latest_by", "required for strategy merge: the version column (the newest wins)")

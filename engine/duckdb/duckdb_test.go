@@ -1,6 +1,7 @@
 package duckdb_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +12,13 @@ import (
 var harness = enginetest.Harness{
 	Target: func(t *testing.T) string {
 		return "duckdb:" + filepath.Join(t.TempDir(), "target.duckdb")
+	},
+	GeneratedKeyTable: func(schema, table string) []string {
+		return []string{
+			fmt.Sprintf(`CREATE SCHEMA %s`, schema),
+			fmt.Sprintf(`CREATE SEQUENCE %s.order_seq`, schema),
+			fmt.Sprintf(`CREATE TABLE %s.%s (order_id BIGINT DEFAULT nextval('%s.order_seq'), status VARCHAR, updated_at TIMESTAMP)`, schema, table, schema),
+		}
 	},
 }
 

@@ -29,21 +29,28 @@ type Harness struct {
 	// Target returns the URL of a fresh, empty target for one test (its own
 	// file, schema or database).
 	Target func(t *testing.T) string
+	// GeneratedKeyTable returns the DDL creating schema.table with columns
+	// (order_id, status, updated_at) whose order_id the database generates
+	// (a sequence, serial or identity).
+	GeneratedKeyTable func(schema, table string) []string
 }
 
 // Env is one test's target and working folder.
 type Env struct {
-	t      *testing.T
-	URL    string
-	Dir    string
-	Now    time.Time
+	t   *testing.T
+	URL string
+	Dir string
+	Now time.Time
+	// Table is the target table Checksum and Rows read.
+	Table  engine.Table
 	jobSeq int
 }
 
 // NewEnv prepares a target and a folder for job files and inputs.
 func NewEnv(t *testing.T, h Harness) *Env {
 	t.Helper()
-	return &Env{t: t, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)}
+	return &Env{t: t, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC),
+		Table: engine.Table{Schema: "sales", Name: "orders"}}
 }
 
 // Write writes a file under the env's folder.
@@ -126,7 +133,7 @@ func (e *Env) Checksum(where string, exclude ...string) Sum {
 	var s Sum
 	e.DB(func(ctx context.Context, db engine.DB) {
 		var err error
-		s.Rows, s.Checksum, err = runner.TableChecksum(ctx, db, engine.Table{Schema: "sales", Name: "orders"}, where, exclude)
+		s.Rows, s.Checksum, err = runner.TableChecksum(ctx, db, e.Table, where, exclude)
 		require.NoError(e.t, err)
 	})
 	return s
@@ -143,7 +150,7 @@ func (e *Env) Rows(where string, cols ...string) []string {
 		for i, c := range cols {
 			list[i] = d.Ident(c)
 		}
-		q := fmt.Sprintf("SELECT %s FROM %s", strings.Join(list, ", "), d.Table(engine.Table{Schema: "sales", Name: "orders"}))
+		q := fmt.Sprintf("SELECT %s FROM %s", strings.Join(list, ", "), d.Table(e.Table))
 		if where != "" {
 			q += " WHERE " + where
 		}

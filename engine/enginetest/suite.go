@@ -32,6 +32,7 @@ func Run(t *testing.T, h Harness) {
 		{"Lookback", testLookback},
 		{"CrashPoints", testCrashPoints},
 	}
+	cases = append(cases, mergeCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

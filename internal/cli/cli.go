@@ -166,11 +166,20 @@ func printResult(w io.Writer, j *job.Job, r runner.Result, asJSON bool) {
 	head := fmt.Sprintf("%s %s", r.Job, r.Partition)
 	switch r.Action {
 	case runner.ActionLoaded:
+		if j.Strategy == job.StrategyMerge {
+			fmt.Fprintf(w, "%s: merged: %d rows in, %d deduped; %d inserted, %d updated, %d deleted, %d skipped as not newer; wrote %d rows, checksum %s (run %s, %d ms)\n",
+				head, r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.SkippedOlder, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
+			return
+		}
 		fmt.Fprintf(w, "%s: loaded: %d rows in, %d deduped, %d out of window; %d inserted, %d deleted; partition now %d rows, checksum %s (run %s, %d ms)\n",
 			head, r.RowsIn, r.RowsDeduped, r.RowsOutOfWindow, r.Inserted, r.Deleted, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
 	case runner.ActionSkipped:
-		fmt.Fprintf(w, "%s: skipped: already loaded from this input by run %s; partition %d rows, checksum %s (--force reloads)\n",
-			head, short(r.RunID), r.RowCount, r.Checksum)
+		what := "partition"
+		if j.Strategy == job.StrategyMerge {
+			what = "it wrote"
+		}
+		fmt.Fprintf(w, "%s: skipped: already loaded from this input by run %s; %s %d rows, checksum %s (--force reloads)\n",
+			head, short(r.RunID), what, r.RowCount, r.Checksum)
 	case runner.ActionNotClosed:
 		fmt.Fprintf(w, "%s: not closed yet (closes %s after its end); nothing loaded, try later or pass --allow-open\n",
 			head, time.Duration(j.Partition.ClosedAfter))
