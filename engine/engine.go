@@ -157,6 +157,13 @@ type DB interface {
 	Close() error
 }
 
+// FileLoader is an optional DB ability, found by type assertion: the engine
+// loads input files into a new temporary table stage itself (PostgreSQL's
+// COPY, MySQL's LOAD DATA), instead of reading them in SQL with StageFiles.
+type FileLoader interface {
+	LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in FileInput) error
+}
+
 // ErrLocked is returned when another run held the lock for longer than the
 // lock timeout. The CLI maps it to exit 75.
 var ErrLocked = errors.New("partition is locked by another run")

@@ -236,11 +236,7 @@ func (r *run) do(ctx context.Context) (err error) {
 			return fmt.Errorf("running source.query: %w", err)
 		}
 	case len(files) > 0:
-		q, err := r.st.StageFiles(stageTable, engine.FileInput{Paths: files, Format: j.Source.Format, Types: j.Columns})
-		if err != nil {
-			return err
-		}
-		if _, err := r.s.exec(ctx, q); err != nil {
+		if err := r.stageFiles(ctx, tx, files); err != nil {
 			return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err)}
 		}
 	default:
@@ -304,6 +300,22 @@ func (r *run) do(ctx context.Context) (err error) {
 	r.crash(CrashAfterCommit)
 	r.res.Action = ActionLoaded
 	return nil
+}
+
+// stageFiles reads the input files into stageTable, with the engine's own
+// loader where it has one.
+func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
+	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns}
+	if l, ok := r.db.(engine.FileLoader); ok {
+		r.s.note("-- load " + strings.Join(files, ", ") + " into " + r.d.Ident(stageTable))
+		return l.LoadFiles(ctx, tx, stageTable, in)
+	}
+	q, err := r.st.StageFiles(stageTable, in)
+	if err != nil {
+		return err
+	}
+	_, err = r.s.exec(ctx, q)
+	return err
 }
 
 // partition replaces the window's rows with the staged in-window rows.
