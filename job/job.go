@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,9 @@ type Duration time.Duration
 
 // UnmarshalYAML reads a Go duration string, allowing a whole number of days.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode { // a mapping or list has Value "": not 0
+		return errors.New("must be a duration (like 90m, 6h or 2d)")
+	}
 	s := strings.TrimSpace(n.Value)
 	if s == "" || s == "0" {
 		*d = 0
@@ -140,6 +144,9 @@ func Parse(data []byte, dir string, lookup func(string) (string, bool)) (*Job, e
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) { // no document at all: empty, or only comments
+			return nil, &Error{Problems: []Problem{{Msg: "the job file is empty"}}}
+		}
 		return nil, &Error{Problems: []Problem{{Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}}
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
@@ -147,8 +154,10 @@ func Parse(data []byte, dir string, lookup func(string) (string, bool)) (*Job, e
 	}
 	doc := root.Content[0]
 	var problems []Problem
-	problems = append(problems, checkKeys(doc, jobSchema, "")...)
+	// Expand first, so that checkKeys sees the values that will be decoded:
+	// `lookback: ${N:-2}` is an int once expanded.
 	problems = append(problems, expandNode(doc, "", lookup)...)
+	problems = append(problems, checkKeys(doc, jobSchema, "")...)
 	j := &Job{Dir: dir}
 	if err := doc.Decode(j); err != nil {
 		if len(problems) == 0 { // checkKeys reports type errors with their path

@@ -22,6 +22,10 @@ var (
 	typeRE      = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_ ]*(\(\s*\d+\s*(,\s*\d+\s*)?\))?(\[\])?$`)
 )
 
+// maxLookback bounds partition.lookback: each run rebuilds that many
+// partitions, one transaction each.
+const maxLookback = 1000
+
 // Validate reports every problem with the job, each with its path.
 func (j *Job) Validate() []Problem {
 	var ps []Problem
@@ -104,8 +108,11 @@ func (j *Job) Validate() []Problem {
 	if !p.Grain.valid() {
 		add("partition.grain", "%q is not one of hour, day, month", p.Grain)
 	}
-	if p.Lookback < 0 {
+	switch {
+	case p.Lookback < 0:
 		add("partition.lookback", "must not be negative")
+	case p.Lookback > maxLookback:
+		add("partition.lookback", "%d is more than %d partitions; use a backfill for long ranges", p.Lookback, maxLookback)
 	}
 	if p.ClosedAfter < 0 {
 		add("partition.closed_after", "must not be negative")
@@ -113,6 +120,10 @@ func (j *Job) Validate() []Problem {
 	if p.Timezone != "" {
 		if _, err := time.LoadLocation(p.Timezone); err != nil {
 			add("partition.timezone", "%q is not an IANA time zone (like Europe/Berlin)", p.Timezone)
+		} else if p.Grain == GrainHour {
+			// Local hours skip or repeat at daylight-saving changes, so a
+			// local hour label would not name one interval.
+			add("partition.timezone", "applies to day and month partitions; hour partitions are UTC hours")
 		}
 	}
 
