@@ -33,6 +33,7 @@ func Run(t *testing.T, h Harness) {
 		{"CrashPoints", testCrashPoints},
 	}
 	cases = append(cases, mergeCases...)
+	cases = append(cases, formatCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -372,46 +373,52 @@ func testLookback(t *testing.T, h Harness) {
 	require.Equal(t, int64(6), e.Checksum("").Rows)
 }
 
-// kill -9 at each crash point leaves the old or the new partition, never
-// anything else, and the next run finishes the job.
+// kill -9 at each crash point leaves the old or the new data, never
+// anything else, and the next run finishes the job: for both strategies.
 func testCrashPoints(t *testing.T, h Harness) {
-	for _, point := range runner.CrashPoints {
-		t.Run(point, func(t *testing.T) {
-			t.Parallel()
-			e := NewEnv(t, h)
-			e.Write("in/orders.csv", orders)
-			j := e.Job(filesJob)
-			e.MustRun(j, "2026-11-28")
-			old := e.Rows("", allCols...)
+	strategies := []struct{ name, body, file string }{
+		{"partition", filesJob, "in/orders.csv"},
+		{"merge", mergeJob, "in/2026-11-28.csv"},
+	}
+	for _, st := range strategies {
+		for _, point := range runner.CrashPoints {
+			t.Run(st.name+"/"+point, func(t *testing.T) {
+				t.Parallel()
+				e := NewEnv(t, h)
+				e.Write(st.file, orders)
+				j := e.Job(st.body)
+				e.MustRun(j, "2026-11-28")
+				old := e.Rows("", allCols...)
 
-			changed := strings.Replace(orders, "6,15,2026-11-28 15:00:00,completed,1.00", "6,15,2026-11-28 15:00:00,returned,1.00", 1)
-			e.Write("in/orders.csv", changed)
-			code, _, stderr := RunBinary(t, []string{"IDEM_CRASH_AT=" + point},
-				"run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
-			require.Equal(t, -1, code, "killed by a signal; stderr: %s", stderr)
+				// A newer version of order 6, so the merge takes it too.
+				e.Write(st.file, strings.Replace(orders, "6,15,2026-11-28 15:00:00,completed,1.00,2026-11-28 15:00:00",
+					"6,15,2026-11-28 15:00:00,returned,1.00,2026-11-28 18:00:00", 1))
+				code, _, stderr := RunBinary(t, []string{"IDEM_CRASH_AT=" + point},
+					"run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
+				require.Equal(t, -1, code, "killed by a signal; stderr: %s", stderr)
 
-			after := e.Rows("", allCols...)
-			if point == runner.CrashAfterCommit {
-				gone, added := diff(old, after)
+				after := e.Rows("", allCols...)
+				if point == runner.CrashAfterCommit {
+					gone, added := diff(old, after)
+					require.Len(t, gone, 1)
+					require.Len(t, added, 1)
+					require.Contains(t, added[0], "returned")
+				} else {
+					require.Equal(t, old, after, "the old data, intact")
+				}
+
+				code, stdout, stderr := RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--json")
+				require.Equal(t, 0, code, stderr)
+				want := `"action":"loaded"`
+				if point == runner.CrashAfterCommit {
+					want = `"action":"skipped"`
+				}
+				require.Contains(t, stdout, want)
+				gone, added := diff(old, e.Rows("", allCols...))
 				require.Len(t, gone, 1)
 				require.Len(t, added, 1)
 				require.Contains(t, added[0], "returned")
-			} else {
-				require.Equal(t, old, after, "the old partition, intact")
-			}
-
-			code, stdout, stderr := RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--json")
-			require.Equal(t, 0, code, stderr)
-			want := `"action":"loaded"`
-			if point == runner.CrashAfterCommit {
-				want = `"action":"skipped"`
-			}
-			require.Contains(t, stdout, want)
-			final := e.Rows("", allCols...)
-			gone, added := diff(old, final)
-			require.Len(t, gone, 1)
-			require.Len(t, added, 1)
-			require.Contains(t, added[0], "returned")
-		})
+			})
+		}
 	}
 }

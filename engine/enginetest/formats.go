@@ -1,0 +1,131 @@
+package enginetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/runner"
+)
+
+var formatCases = []struct {
+	name string
+	fn   func(*testing.T, Harness)
+}{
+	{"FileFormatsAgree", testFileFormats},
+	{"ColumnsOverrideInferredTypes", testColumnsOverride},
+	{"TimezoneWindow", testTimezoneWindow},
+}
+
+const formatJob = `job: formats
+source:
+  files: in/orders.%s
+strategy: partition
+partition:
+  column: created_at
+key: [order_id]
+latest_by: updated_at
+columns:
+  order_id: BIGINT
+  customer_id: BIGINT
+  status: VARCHAR
+  amount: DECIMAL(12,2)
+  created_at: TIMESTAMP
+  updated_at: TIMESTAMP
+`
+
+// convert writes the seed fixture as JSON Lines and Parquet with an
+// embedded DuckDB, which every build links.
+func convert(t *testing.T, dir string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	require.NoError(t, err)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	src := "read_csv('" + filepath.Join(dir, "in", "orders.csv") + "', header = true)"
+	for _, q := range []string{
+		fmt.Sprintf("COPY (SELECT * FROM %s) TO '%s' (FORMAT json)", src, filepath.Join(dir, "in", "orders.jsonl")),
+		fmt.Sprintf("COPY (SELECT * FROM %s) TO '%s' (FORMAT parquet)", src, filepath.Join(dir, "in", "orders.parquet")),
+	} {
+		_, err := db.ExecContext(context.Background(), q)
+		require.NoError(t, err, q)
+	}
+}
+
+// The same rows as CSV, JSON Lines or Parquet load to the same partition.
+func testFileFormats(t *testing.T, h Harness) {
+	var sums []string
+	for _, format := range []string{"csv", "jsonl", "parquet"} {
+		e := NewEnv(t, h)
+		e.Write("in/orders.csv", orders)
+		convert(t, e.Dir)
+		r := e.MustRun(e.Job(fmt.Sprintf(formatJob, format)), "2026-11-28")
+		require.Equal(t, runner.ActionLoaded, r.Action, format)
+		require.Equal(t, int64(7), r.RowsIn, format)
+		require.Equal(t, int64(1), r.RowsDeduped, format)
+		require.Equal(t, int64(4), r.RowCount, format)
+		require.Equal(t, []string{"2|placed|20.50", "3|shipped|5.25", "4|placed|7.00", "6|completed|1.00"},
+			normalize(e.Rows("", "order_id", "status", "amount")), format)
+		sums = append(sums, r.Checksum)
+	}
+	require.Equal(t, sums[0], sums[1], "jsonl")
+	require.Equal(t, sums[0], sums[2], "parquet")
+}
+
+// normalize renders decimals the same way whatever the driver returns.
+func normalize(rows []string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		parts := strings.Split(r, "|")
+		last := parts[len(parts)-1]
+		var f float64
+		if _, err := fmt.Sscanf(last, "%g", &f); err == nil {
+			parts[len(parts)-1] = fmt.Sprintf("%.2f", f)
+		}
+		out[i] = strings.Join(parts, "|")
+	}
+	return out
+}
+
+// columns: a zip code typed VARCHAR keeps its leading zero.
+func testColumnsOverride(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/c.csv", "id,zip,day\n1,01234,2026-11-28\n2,98765,2026-11-28\n")
+	j := e.Job(`job: zips
+source:
+  files: in/c.csv
+strategy: partition
+partition:
+  column: day
+columns:
+  zip: VARCHAR
+`)
+	e.MustRun(j, "2026-11-28")
+	require.Equal(t, []string{"1|01234", "2|98765"}, e.Rows("", "id", "zip"))
+}
+
+// With partition.timezone, a day is the zone's day: an instant at 23:30Z
+// on the 27th is 00:30 on the 28th in Berlin.
+func testTimezoneWindow(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/e.csv", "id,ts\n1,2026-11-27T22:59:59Z\n2,2026-11-27T23:30:00Z\n3,2026-11-28T22:59:59Z\n4,2026-11-28T23:00:00Z\n")
+	j := e.Job(`job: zoned
+source:
+  files: in/e.csv
+strategy: partition
+partition:
+  column: ts
+  timezone: Europe/Berlin
+columns:
+  ts: TIMESTAMPTZ
+`)
+	r := e.MustRun(j, "2026-11-28")
+	require.Equal(t, int64(2), r.RowCount)
+	require.Equal(t, int64(2), r.RowsOutOfWindow)
+	require.Equal(t, []string{"2", "3"}, e.Rows("", "id"))
+}
