@@ -81,8 +81,10 @@ type StagingStatements interface {
 	// StageQuery creates temporary table stage from a query's result.
 	StageQuery(stage, query string) string
 	// Dedup creates temporary table dst from src with one row per key: the
-	// greatest latestBy (if given), ties broken by the whole row.
-	Dedup(dst, src string, key []string, latestBy string, cols []string) string
+	// greatest latestBy (if given), ties broken by the whole row. cols carry
+	// their types so an engine can compare text bytewise, whatever the
+	// database's collation.
+	Dedup(dst, src string, key []string, latestBy string, cols []Column) string
 	// CreateTableFrom creates target with stage's columns (and no rows),
 	// plus a loadedAt column when given.
 	CreateTableFrom(target Table, stage, loadedAt string) []string
@@ -150,7 +152,8 @@ type DB interface {
 	Conn() *sql.Conn
 	// Lock makes tx the only writer of (job, partition) until it ends,
 	// waiting at most timeout; the caller calls release after tx has ended.
-	// It returns ErrLocked when the wait ran out.
+	// It returns ErrLocked when the wait ran out. partition is "*" for a
+	// run that may write any partition (a merge).
 	Lock(ctx context.Context, tx *sql.Tx, job, partition string, timeout time.Duration) (release func(), err error)
 	// LedgerTable is where idem_runs lives in this database.
 	LedgerTable() Table

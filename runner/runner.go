@@ -190,7 +190,7 @@ func (r *run) do(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	release, err := r.db.Lock(ctx, tx, j.Name, w.Label, r.opts.LockTimeout)
+	release, err := r.db.Lock(ctx, tx, j.Name, r.lockScope(), r.opts.LockTimeout)
 	if err != nil {
 		tx.Rollback()
 		return err
@@ -300,6 +300,17 @@ func (r *run) do(ctx context.Context) (err error) {
 	r.crash(CrashAfterCommit)
 	r.res.Action = ActionLoaded
 	return nil
+}
+
+// lockScope is what a run's lock covers. A partition run writes only its
+// partition; a merge writes anywhere in the table, so merge runs of one job
+// take turns whatever partition names them (on a server engine two
+// concurrent merges could both insert one new key).
+func (r *run) lockScope() string {
+	if r.job.Strategy == job.StrategyMerge {
+		return "*"
+	}
+	return r.w.Label
 }
 
 // stageFiles reads the input files into stageTable, with the engine's own
@@ -492,7 +503,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	if n > 0 {
 		return "", r.nullKeyError(ctx, n, cond, cols)
 	}
-	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, names(cols))); err != nil {
+	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
 	}
 	kept, err := r.s.count(ctx, "SELECT count(*) FROM "+r.d.Ident(dedupTable))

@@ -71,10 +71,21 @@ func (d Dialect) list(paths []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// StageFiles reads the files with DuckDB's own readers. CSV gets explicit
-// types at read time, so a zip code typed VARCHAR keeps its leading zeros;
-// JSON and Parquet carry types of their own, so overrides are casts.
+// StageFiles reads the files with DuckDB's own readers into stage.
 func (d Dialect) StageFiles(stage string, in engine.FileInput) (string, error) {
+	sel, err := d.SelectFiles(in)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS %s", d.Ident(stage), sel), nil
+}
+
+// SelectFiles is the query reading the files with DuckDB's own readers. CSV
+// gets explicit types at read time, so a zip code typed VARCHAR keeps its
+// leading zeros; JSON and Parquet carry types of their own, so overrides are
+// casts. Other engines that read files through an embedded DuckDB use it, so
+// every engine parses input the same way.
+func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	names := make([]string, 0, len(in.Types))
 	for c := range in.Types {
 		names = append(names, c)
@@ -106,7 +117,7 @@ func (d Dialect) StageFiles(stage string, in engine.FileInput) (string, error) {
 		}
 		replace = " REPLACE (" + strings.Join(casts, ", ") + ")"
 	}
-	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT *%s FROM %s", d.Ident(stage), replace, from), nil
+	return fmt.Sprintf("SELECT *%s FROM %s", replace, from), nil
 }
 
 // StageQuery materializes a query's result.
@@ -116,7 +127,7 @@ func (d Dialect) StageQuery(stage, query string) string {
 
 // Dedup keeps one row per key: the newest version, then the smallest row by
 // content, so the survivor never depends on the order rows arrived in.
-func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []string) string {
+func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []engine.Column) string {
 	order := make([]string, 0, len(cols)+1)
 	if latestBy != "" {
 		order = append(order, d.Ident(latestBy)+" DESC NULLS LAST")
@@ -125,9 +136,9 @@ func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []st
 	for _, k := range key {
 		isKey[k] = true
 	}
-	for _, c := range cols {
-		if !isKey[c] {
-			order = append(order, d.Ident(c)+" ASC NULLS LAST")
+	for _, c := range cols { // DuckDB compares text bytewise already
+		if !isKey[c.Name] {
+			order = append(order, d.Ident(c.Name)+" ASC NULLS LAST")
 		}
 	}
 	if len(order) == 0 { // every column is key: rows with one key are identical
