@@ -19,6 +19,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/duckdb"
+	"github.com/idemdata/idem/engine/postgres"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
@@ -76,6 +77,8 @@ func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engi
 			rest = filepath.Join(dir, rest)
 		}
 		return duckdb.Open(ctx, rest, lockTimeout)
+	case "postgres":
+		return postgres.Open(ctx, rest, lockTimeout)
 	}
 	return nil, targetError{fmt.Errorf("%s targets are not supported by this version of idem yet (%s)", name, job.Redact(url))}
 }

@@ -1,0 +1,236 @@
+package postgres
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// Dialect is PostgreSQL's SQL. It is pure: no database is touched.
+type Dialect struct{}
+
+var (
+	_ engine.Dialect    = Dialect{}
+	_ engine.Statements = Dialect{}
+)
+
+// Ident quotes an identifier, doubling embedded quotes.
+func (Dialect) Ident(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// Table quotes a possibly qualified table name.
+func (d Dialect) Table(t engine.Table) string {
+	if t.Schema == "" {
+		return d.Ident(t.Name)
+	}
+	return d.Ident(t.Schema) + "." + d.Ident(t.Name)
+}
+
+// String renders a string literal. A backslash switches to the E'…' form,
+// whose meaning does not depend on standard_conforming_strings.
+func (Dialect) String(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		q = "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
+// Placeholder is PostgreSQL's positional parameter.
+func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+// TimeLiteral renders a typed literal.
+func (Dialect) TimeLiteral(t time.Time, k engine.TimeKind) string {
+	switch k {
+	case engine.KindDate:
+		return "DATE '" + t.Format("2006-01-02") + "'"
+	case engine.KindTimestamp:
+		return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
+	}
+	return "TIMESTAMPTZ '" + t.Format("2006-01-02 15:04:05-07:00") + "'"
+}
+
+// TimeKindOf classifies type names as database/sql reports them through
+// pgx (DATE, TIMESTAMP, TIMESTAMPTZ), and their long spellings.
+func (Dialect) TimeKindOf(sqlType string) (engine.TimeKind, bool) {
+	switch strings.ToUpper(strings.TrimSpace(sqlType)) {
+	case "DATE":
+		return engine.KindDate, true
+	case "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE":
+		return engine.KindTimestamp, true
+	case "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE":
+		return engine.KindTimestampTZ, true
+	}
+	return 0, false
+}
+
+// errNoStageFiles: the DB loads files itself (engine.FileLoader).
+var errNoStageFiles = errors.New("postgres: input files are loaded with COPY (LoadFiles), not in SQL")
+
+// StageFiles is not used: PostgreSQL cannot read the client's files in SQL,
+// so DB implements engine.FileLoader instead.
+func (Dialect) StageFiles(string, engine.FileInput) (string, error) {
+	return "", errNoStageFiles
+}
+
+// StageQuery materializes a query's result.
+func (d Dialect) StageQuery(stage, query string) string {
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
+}
+
+// isText reports types whose order depends on a collation.
+func isText(typ string) bool {
+	switch strings.ToUpper(typ) {
+	case "TEXT", "VARCHAR", "BPCHAR", "CHAR", "CHARACTER VARYING", "CHARACTER":
+		return true
+	}
+	return false
+}
+
+// Dedup keeps one row per key: the newest version, then the smallest row by
+// content, so the survivor never depends on the order rows arrived in. Text
+// is compared bytewise (COLLATE "C"), as DuckDB does: under the database's
+// collation the survivor could differ between databases, and a
+// nondeterministic (case-insensitive) collation would leave ties to chance.
+// JSON has no ordering, so it is compared as its text.
+func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []engine.Column) string {
+	keys := d.idents(key)
+	order := []string{keys}
+	if latestBy != "" {
+		order = append(order, d.Ident(latestBy)+" DESC NULLS LAST")
+	}
+	isKey := map[string]bool{latestBy: true}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	for _, c := range cols {
+		if isKey[c.Name] {
+			continue
+		}
+		expr := d.Ident(c.Name)
+		switch {
+		case isText(c.Type):
+			expr += ` COLLATE "C"`
+		case strings.EqualFold(c.Type, "JSON"):
+			expr = "CAST(" + expr + ` AS TEXT) COLLATE "C"`
+		}
+		order = append(order, expr+" ASC NULLS LAST")
+	}
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT DISTINCT ON (%s) * FROM %s ORDER BY %s",
+		d.Ident(dst), keys, d.Ident(src), strings.Join(order, ", "))
+}
+
+// lockKey is a 64-bit advisory lock key for a name. It is computed here, not
+// with a server hash function, so the key is the same on every server
+// version and can be looked up in pg_locks.
+func lockKey(parts ...string) int64 {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p) // length-prefixed: no ambiguous joins
+	}
+	return int64(binary.BigEndian.Uint64(h.Sum(nil)[:8]))
+}
+
+// CreateTableFrom creates the target with the staged columns and no rows.
+// Two first runs of one table (different partitions, at once) would race to
+// create it, and CREATE … IF NOT EXISTS does not wait for an uncommitted
+// twin: an advisory lock held until commit makes them take turns.
+func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {
+	stmts := []string{fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", lockKey("idem", "create", target.Schema, target.Name))}
+	if target.Schema != "" {
+		stmts = append(stmts, "CREATE SCHEMA IF NOT EXISTS "+d.Ident(target.Schema))
+	}
+	extra := ""
+	if loadedAt != "" {
+		extra = ", CAST(NULL AS TIMESTAMPTZ) AS " + d.Ident(loadedAt)
+	}
+	return append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s WITH NO DATA", d.Table(target), extra, d.Ident(stage)))
+}
+
+// Checksum sums a 64-bit hash of each row's text: order-independent and,
+// unlike XOR, duplicate-sensitive. hashtextextended is stable across
+// platforms and versions (hash partitioning relies on it); the row's text
+// is pinned by the session settings Open makes (TimeZone, DateStyle,
+// extra_float_digits…). The sum is NUMERIC and may be negative; the runner
+// reduces it modulo 2^64.
+func (d Dialect) Checksum(table string, cols []string, where string) string {
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW(%s) AS TEXT), 0)), 0) AS TEXT) FROM %s", d.idents(cols), table)
+	if where != "" {
+		q += " WHERE " + where
+	}
+	return q
+}
+
+// TableExists looks a regular or partitioned table up in the catalog; an
+// unqualified name is looked up where CREATE TABLE would put it.
+func (d Dialect) TableExists(t engine.Table) (string, []any) {
+	if t.Schema == "" {
+		return "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1", []any{t.Name}
+	}
+	return "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2", []any{t.Schema, t.Name}
+}
+
+// LedgerDDL creates idem_runs. Concurrent first runs would race to create it
+// (CREATE TABLE IF NOT EXISTS fails on an uncommitted twin), so the check
+// and the create run under an advisory lock, in one statement.
+func (d Dialect) LedgerDDL(t engine.Table) []string {
+	return []string{fmt.Sprintf(`DO $idem$ BEGIN
+PERFORM pg_advisory_xact_lock(%d);
+CREATE TABLE IF NOT EXISTS %s (
+  "job" TEXT NOT NULL,
+  "partition" TEXT NOT NULL,
+  "run_id" TEXT NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" TEXT NOT NULL,
+  "definition_hash" TEXT NOT NULL,
+  "strategy" TEXT NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" TEXT NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" TEXT NOT NULL,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t))}
+}
+
+// Upsert writes one row by key.
+func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
+	ph := make([]string, len(cols))
+	var set []string
+	isKey := map[string]bool{}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	for i, c := range cols {
+		ph[i] = d.Placeholder(i + 1)
+		if !isKey[c] {
+			set = append(set, fmt.Sprintf("%s = EXCLUDED.%s", d.Ident(c), d.Ident(c)))
+		}
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (%s) DO UPDATE SET %s",
+		d.Table(t), d.idents(cols), strings.Join(ph, ", "), d.idents(key), strings.Join(set, ", "))
+}
+
+func (d Dialect) idents(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = d.Ident(c)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,187 @@
+// Package postgres is idem's PostgreSQL engine (15 and later): its SQL, a
+// connection through pgx, partition locks as transaction-scoped advisory
+// locks, and input files streamed in with COPY.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+)
+
+// DB is an open PostgreSQL target: one pinned connection.
+type DB struct {
+	db     *sql.DB
+	conn   *sql.Conn
+	schema string // the connection's current schema, where idem_runs lives
+}
+
+var (
+	_ engine.DB         = (*DB)(nil)
+	_ engine.FileLoader = (*DB)(nil)
+)
+
+// sessionDefaults pin what the text of a value depends on, so a checksum
+// (a hash of each row's text) and a query's result are the same from every
+// client, whatever the server's or the role's defaults. A URL parameter of
+// the same name wins (postgres://…?TimeZone=Europe/Berlin).
+var sessionDefaults = map[string]string{
+	"application_name":            "idem",
+	"TimeZone":                    "UTC",
+	"DateStyle":                   "ISO, MDY",
+	"IntervalStyle":               "postgres",
+	"extra_float_digits":          "1",
+	"bytea_output":                "hex",
+	"standard_conforming_strings": "on",
+}
+
+// Open connects to a postgres:// or postgresql:// URL. When the URL sets no
+// connect_timeout, connecting waits at most lockTimeout (and at most a
+// minute): an unreachable host must not hang a scheduled run. No error
+// carries the password.
+func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, redact(fmt.Errorf("postgres target %s: %w", job.Redact(url), err), "")
+	}
+	have := map[string]bool{}
+	for k := range cfg.RuntimeParams {
+		have[strings.ToLower(k)] = true
+	}
+	for k, v := range sessionDefaults {
+		if !have[strings.ToLower(k)] {
+			cfg.RuntimeParams[k] = v
+		}
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = min(max(lockTimeout, time.Second), time.Minute)
+	}
+	sqlDB := stdlib.OpenDB(*cfg)
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		sqlDB.Close()
+		return nil, redact(fmt.Errorf("connecting to %s: %w", job.Redact(url), err), cfg.Password)
+	}
+	var schema sql.NullString
+	if err := conn.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		conn.Close()
+		sqlDB.Close()
+		return nil, redact(fmt.Errorf("connecting to %s: %w", job.Redact(url), err), cfg.Password)
+	}
+	d := &DB{db: sqlDB, conn: conn, schema: schema.String}
+	if d.schema == "" { // no schema of search_path exists: CREATE would fail anyway
+		d.schema = "public"
+	}
+	return d, nil
+}
+
+// redactedError hides a password that a driver error might echo.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redact(err error, password string) error {
+	msg := err.Error()
+	if password != "" {
+		msg = strings.ReplaceAll(msg, password, "xxxxx")
+	}
+	return &redactedError{msg: job.Redact(msg), err: err}
+}
+
+// Dialect returns PostgreSQL's SQL dialect.
+func (*DB) Dialect() engine.Dialect { return Dialect{} }
+
+// Statements returns PostgreSQL's step SQL.
+func (*DB) Statements() engine.Statements { return Dialect{} }
+
+// Conn is the run's pinned connection: temporary tables live on it.
+func (d *DB) Conn() *sql.Conn { return d.conn }
+
+// LedgerTable is idem_runs in the connection's current schema, named with
+// its schema so that creating it and reading it always mean one table.
+func (d *DB) LedgerTable() engine.Table { return engine.Table{Schema: d.schema, Name: "idem_runs"} }
+
+// Close closes the connection: an open transaction rolls back and its
+// advisory locks are released.
+func (d *DB) Close() error {
+	return errors.Join(d.conn.Close(), d.db.Close())
+}
+
+// Lock takes a transaction-scoped advisory lock on (job, partition): it is
+// released when tx commits or rolls back, and by the server when the
+// process dies, so release is a no-op. The wait is bounded by lock_timeout
+// for the rest of the transaction; the wait runs under a savepoint, so that
+// after a timeout the transaction can still ask who holds the lock.
+func (d *DB) Lock(ctx context.Context, tx *sql.Tx, jobName, partition string, timeout time.Duration) (func(), error) {
+	ms := timeout.Milliseconds()
+	if ms < 1 {
+		ms = 1
+	}
+	const maxMS = 1<<31 - 1 // lock_timeout is an int of milliseconds
+	if ms > maxMS {
+		ms = maxMS
+	}
+	key := lockKey("idem", "partition", jobName, partition)
+	steps := []struct {
+		q    string
+		args []any
+	}{
+		{"SELECT set_config('lock_timeout', $1, true)", []any{fmt.Sprintf("%dms", ms)}},
+		{"SAVEPOINT idem_lock", nil},
+		{"SELECT pg_advisory_xact_lock($1)", []any{key}},
+		{"RELEASE SAVEPOINT idem_lock", nil},
+	}
+	for _, s := range steps {
+		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "55P03" { // lock_not_available
+				return nil, fmt.Errorf("locking %s %s: %w", jobName, partition, err)
+			}
+			return nil, fmt.Errorf("%w: %s %s is being loaded by %s; waited %s",
+				engine.ErrLocked, jobName, partition, d.holder(ctx, tx, key), timeout)
+		}
+	}
+	return func() {}, nil
+}
+
+// holderSQL finds the session holding an advisory lock: a bigint key shows
+// in pg_locks as classid (high half), objid (low half) and objsubid 1.
+const holderSQL = `SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'local socket'),
+  coalesce(to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '')
+FROM pg_catalog.pg_locks AS l JOIN pg_catalog.pg_stat_activity AS a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+  AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1
+LIMIT 1`
+
+// holder names the session holding the lock, for the error message.
+func (d *DB) holder(ctx context.Context, tx *sql.Tx, key int64) string {
+	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT idem_lock"); err != nil {
+		return "another run"
+	}
+	u := uint64(key)
+	var pid int64
+	var app, addr, since string
+	err := tx.QueryRowContext(ctx, holderSQL, int64(u>>32), int64(u&0xffffffff)).Scan(&pid, &app, &addr, &since)
+	if err != nil {
+		return "another run (it has just finished, or its session is not visible to this role)"
+	}
+	s := fmt.Sprintf("another run (pid %d, application_name %q, client %s", pid, app, addr)
+	if since != "" {
+		s += ", in a transaction since " + since
+	}
+	return s + ")"
+}
