@@ -230,7 +230,7 @@ var (
 
 // Binary builds cmd/idem once per test process, for tests that must kill a
 // real process.
-func Binary(t *testing.T) string {
+func Binary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "idem-bin-")

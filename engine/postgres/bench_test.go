@@ -1,0 +1,183 @@
+package postgres_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/engine/postgres"
+	"github.com/idemdata/idem/job"
+)
+
+// Benchmarks of loading CSV into PostgreSQL (numbers in BENCHMARKS.md):
+//
+//	go test ./engine/postgres -run '^$' -bench 'LoadCSV|LoadFiles' -benchtime 3x
+//	go test ./engine/postgres -run '^$' -bench PeakRSS -benchtime 1x
+
+// benchCSV writes (once, cached in the temp folder) an orders CSV of n rows,
+// all on 2026-11-28, about 64 bytes a row.
+func benchCSV(b *testing.B, n int) string {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), "idem-bench")
+	require.NoError(b, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, fmt.Sprintf("orders-%d.csv", n))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	require.NoError(b, err)
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintln(w, "order_id,customer_id,created_at,status,amount,updated_at")
+	statuses := []string{"placed", "shipped", "completed", "returned"}
+	for i := range n {
+		ts := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).Add(time.Duration(i%86400) * time.Second).Format("2006-01-02 15:04:05")
+		fmt.Fprintf(w, "%d,%d,%s,%s,%d.%02d,%s\n", i+1, i%9973, ts, statuses[i%4], i%1000, i%100, ts)
+	}
+	require.NoError(b, w.Flush())
+	require.NoError(b, f.Close())
+	require.NoError(b, os.Rename(tmp, path))
+	return path
+}
+
+const benchJob = `idem: 1
+job: bench
+target:
+  url: %s
+  table: bench_orders
+source:
+  files: %s
+strategy: partition
+partition:
+  column: created_at
+columns:
+  amount: DECIMAL(12,2)
+%s`
+
+const benchTableDDL = `CREATE TABLE bench_orders (order_id BIGINT, customer_id BIGINT, created_at TIMESTAMP,
+  status TEXT, amount NUMERIC(12,2), updated_at TIMESTAMP)`
+
+func benchDB(b *testing.B, url string) *sql.DB {
+	b.Helper()
+	db, err := sql.Open("pgx", url)
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// BenchmarkLoadCSV1M loads one partition of 1M rows into an empty table:
+// idem without and with a key, and psql's \copy as the floor.
+func BenchmarkLoadCSV1M(b *testing.B) {
+	csvPath := benchCSV(b, 1_000_000)
+	for _, bc := range []struct{ name, extra string }{
+		{"idem_nokey", ""},
+		{"idem_key", "key: [order_id]\nlatest_by: updated_at\n"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			url := freshDatabase(b)
+			db := benchDB(b, url)
+			dir := b.TempDir()
+			jobPath := filepath.Join(dir, "job.yaml")
+			require.NoError(b, os.WriteFile(jobPath, fmt.Appendf(nil, benchJob, url, csvPath, bc.extra), 0o644))
+			j, err := job.Load(jobPath)
+			require.NoError(b, err)
+			for b.Loop() {
+				b.StopTimer()
+				_, err := db.Exec(`DROP TABLE IF EXISTS bench_orders; DROP TABLE IF EXISTS idem_runs`)
+				require.NoError(b, err)
+				b.StartTimer()
+				rs, err := idem.Run(context.Background(), j, idem.Options{Date: "2026-11-28", AsOf: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
+				require.NoError(b, err)
+				require.Equal(b, int64(1_000_000), rs[0].RowCount)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "s/load")
+		})
+	}
+	b.Run("psql_copy", func(b *testing.B) {
+		psql, err := exec.LookPath("psql")
+		if err != nil {
+			b.Skip("psql is not installed")
+		}
+		url := freshDatabase(b)
+		db := benchDB(b, url)
+		for b.Loop() {
+			b.StopTimer()
+			_, err := db.Exec(`DROP TABLE IF EXISTS bench_orders; ` + benchTableDDL)
+			require.NoError(b, err)
+			b.StartTimer()
+			out, err := exec.Command(psql, url, "-v", "ON_ERROR_STOP=1", "-c",
+				fmt.Sprintf(`\copy bench_orders from '%s' csv header`, csvPath)).CombinedOutput()
+			require.NoError(b, err, "%s", out)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "s/load")
+	})
+}
+
+// BenchmarkLoadFilesCSV1M compares the two ways a CSV can reach the server:
+// raw bytes into COPY (csv), or rows read by the embedded DuckDB and sent
+// with binary COPY (rows). Only staging is timed.
+func BenchmarkLoadFilesCSV1M(b *testing.B) {
+	csvPath := benchCSV(b, 1_000_000)
+	for _, mode := range []string{"auto", "rows"} {
+		b.Run(mode, func(b *testing.B) {
+			restore := postgres.SetCopyMode(mode)
+			defer restore()
+			db, err := postgres.Open(context.Background(), freshDatabase(b), time.Minute)
+			require.NoError(b, err)
+			defer db.Close()
+			ctx := context.Background()
+			in := engine.FileInput{Paths: []string{csvPath}, Format: "csv", Types: map[string]string{"amount": "DECIMAL(12,2)"}}
+			for b.Loop() {
+				tx, err := db.Conn().BeginTx(ctx, nil)
+				require.NoError(b, err)
+				require.NoError(b, db.LoadFiles(ctx, tx, "stage", in))
+				require.NoError(b, tx.Rollback())
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "s/load")
+		})
+	}
+}
+
+// BenchmarkPeakRSS10M runs the idem binary loading a 10M-row CSV (about
+// 640 MB) into PostgreSQL and reports its peak resident memory. The goal is
+// under 256 MB: the file is streamed, never held.
+func BenchmarkPeakRSS10M(b *testing.B) {
+	csvPath := benchCSV(b, 10_000_000)
+	url := freshDatabase(b)
+	bin := enginetest.Binary(b)
+	dir := b.TempDir()
+	for _, bc := range []struct{ name, extra string }{
+		{"nokey", ""},
+		{"key", "key: [order_id]\nlatest_by: updated_at\n"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			jobPath := filepath.Join(dir, bc.name+".yaml")
+			require.NoError(b, os.WriteFile(jobPath, fmt.Appendf(nil, benchJob, url, csvPath, bc.extra), 0o644))
+			db := benchDB(b, url)
+			var peak int64
+			for b.Loop() {
+				b.StopTimer()
+				_, err := db.Exec(`DROP TABLE IF EXISTS bench_orders; DROP TABLE IF EXISTS idem_runs`)
+				require.NoError(b, err)
+				b.StartTimer()
+				cmd := exec.Command(bin, "run", jobPath, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
+				out, err := cmd.CombinedOutput()
+				require.NoError(b, err, "%s", out)
+				peak = max(peak, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
+			}
+			b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
+		})
+	}
+}
