@@ -31,6 +31,9 @@ var (
 	_ engine.FileLoader = (*DB)(nil)
 )
 
+// minVersion is PostgreSQL 15, the first with MERGE.
+const minVersion = 150000
+
 // sessionDefaults pin what the text of a value depends on, so a checksum
 // (a hash of each row's text) and a query's result are the same from every
 // client, whatever the server's or the role's defaults. A URL parameter of
@@ -73,7 +76,14 @@ func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, erro
 		return nil, redact(fmt.Errorf("connecting to %s: %w", job.Redact(url), err), cfg.Password)
 	}
 	var schema sql.NullString
-	if err := conn.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	var version int
+	var versionText string
+	err = conn.QueryRowContext(ctx, "SELECT current_schema(), current_setting('server_version_num')::int, current_setting('server_version')").
+		Scan(&schema, &version, &versionText)
+	if err == nil && version < minVersion {
+		err = fmt.Errorf("idem needs PostgreSQL 15 or later (MERGE); this server is %s", versionText)
+	}
+	if err != nil {
 		conn.Close()
 		sqlDB.Close()
 		return nil, redact(fmt.Errorf("connecting to %s: %w", job.Redact(url), err), cfg.Password)
@@ -160,7 +170,8 @@ func (d *DB) Lock(ctx context.Context, tx *sql.Tx, jobName, partition string, ti
 
 // holderSQL finds the session holding an advisory lock: a bigint key shows
 // in pg_locks as classid (high half), objid (low half) and objsubid 1.
-const holderSQL = `SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'local socket'),
+const holderSQL = `SELECT a.pid, coalesce(a.application_name, ''),
+  CASE WHEN a.client_addr IS NOT NULL THEN host(a.client_addr) WHEN a.client_port = -1 THEN 'local socket' ELSE 'unknown' END,
   coalesce(to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '')
 FROM pg_catalog.pg_locks AS l JOIN pg_catalog.pg_stat_activity AS a ON a.pid = l.pid
 WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
