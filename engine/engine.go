@@ -45,6 +45,10 @@ type FileInput struct {
 	Paths  []string
 	Format string            // csv | jsonl | parquet
 	Types  map[string]string // explicit column types by name
+	// Target is the table the staged rows go to (it may not exist yet). A
+	// loader may convert staged columns to the target's types, as an
+	// INSERT into it would.
+	Target Table
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and

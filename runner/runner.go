@@ -316,7 +316,7 @@ func (r *run) lockScope() string {
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
-	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns}
+	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table())}
 	if l, ok := r.db.(engine.FileLoader); ok {
 		r.s.note("-- load " + strings.Join(files, ", ") + " into " + r.d.Ident(stageTable))
 		return l.LoadFiles(ctx, tx, stageTable, in)

@@ -35,6 +35,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, mergeCases...)
 	cases = append(cases, formatCases...)
 	cases = append(cases, concurrentCases...)
+	cases = append(cases, typeCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

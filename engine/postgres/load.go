@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,14 +103,37 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	if err != nil {
 		return err
 	}
-	if raw != nil {
+
+	// The staged columns get their final types in one ALTER (one rewrite,
+	// and only when a type changes): on the rows path, text columns become
+	// their type; and where the target exists, every column becomes the
+	// target's type. An INSERT would cast to the target's types anyway, but
+	// PostgreSQL has no implicit cast from text: a column empty in a whole
+	// file, which DuckDB infers as VARCHAR, could not go into a BIGINT.
+	final := map[string]string{}
+	for _, c := range cols {
+		if raw == nil && c.text && !strings.EqualFold(c.pg, "TEXT") {
+			final[c.name] = c.pg
+		}
+	}
+	if in.Target.Name != "" {
+		target, err := columnTypes(ctx, tx, dl.Table(in.Target))
+		if err != nil {
+			return err
+		}
+		maps.Copy(final, target)
+	}
+	if len(final) == 0 {
 		return nil
 	}
-	// Text columns become their type in one ALTER: one rewrite of the table.
+	staged, err := columnTypes(ctx, tx, dl.Ident(stage))
+	if err != nil {
+		return err
+	}
 	var alter []string
 	for _, c := range cols {
-		if c.text && !strings.EqualFold(c.pg, "TEXT") {
-			alter = append(alter, fmt.Sprintf("ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", dl.Ident(c.name), c.pg, dl.Ident(c.name), c.pg))
+		if t, ok := final[c.name]; ok && t != staged[c.name] {
+			alter = append(alter, fmt.Sprintf("ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", dl.Ident(c.name), t, dl.Ident(c.name), t))
 		}
 	}
 	if len(alter) > 0 {
@@ -118,6 +142,26 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 	}
 	return nil
+}
+
+// columnTypes returns a table's column types as PostgreSQL spells them
+// (format_type: "bigint", "numeric(12,2)"), or none if it does not exist.
+func columnTypes(ctx context.Context, tx *sql.Tx, table string) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types := map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, err
+		}
+		types[name] = typ
+	}
+	return types, rows.Err()
 }
 
 // reader is an embedded DuckDB with a scratch database file, so what it
