@@ -503,6 +503,21 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	if n > 0 {
 		return "", r.nullKeyError(ctx, n, cond, cols)
 	}
+	// Most inputs have no repeated key: counting distinct keys is much
+	// cheaper than ranking every row, and then staging is already the
+	// de-duplicated input.
+	keys := make([]string, len(j.Key))
+	for i, k := range j.Key {
+		keys[i] = r.d.Ident(k)
+	}
+	distinct, err := r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT DISTINCT %s FROM %s) AS k",
+		strings.Join(keys, ", "), r.d.Ident(stageTable)))
+	if err != nil {
+		return "", err
+	}
+	if distinct == total {
+		return stageTable, nil
+	}
 	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
 	}

@@ -34,6 +34,8 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
+SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+
 CREATE TEMP TABLE "idem_stage_dedup" AS SELECT * FROM "idem_stage" QUALIFY row_number() OVER (PARTITION BY "order_id" ORDER BY "updated_at" DESC NULLS LAST, "customer_id" ASC NULLS LAST, "created_at" ASC NULLS LAST, "status" ASC NULLS LAST, "amount" ASC NULLS LAST) = 1;
 
 SELECT count(*) FROM "idem_stage_dedup";
