@@ -534,7 +534,8 @@ func (r *run) nullKeyError(ctx context.Context, n int64, cond string, cols []eng
 	for i, c := range cols {
 		casts[i] = fmt.Sprintf("CAST(%s AS VARCHAR)", r.d.Ident(c.Name))
 	}
-	rows, err := r.s.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s LIMIT 3", strings.Join(casts, ", "), r.d.Ident(stageTable), cond))
+	rows, err := r.s.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT 3",
+		strings.Join(casts, ", "), r.d.Ident(stageTable), cond, strings.Join(casts, ", ")))
 	if err != nil {
 		return err
 	}

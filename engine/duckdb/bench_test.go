@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,7 @@ func benchIdem(b *testing.B, csv, key string, steps bool) {
 
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := range b.N {
 		b.StopTimer()
 		if i > 0 {
@@ -150,7 +152,7 @@ func benchIdem(b *testing.B, csv, key string, steps bool) {
 		}
 	}
 	b.StopTimer()
-	reportRows(b)
+	reportRows(b, cpu0)
 	if steps {
 		st.log(b)
 	}
@@ -159,27 +161,21 @@ func benchIdem(b *testing.B, csv, key string, steps bool) {
 // runWithSteps is idem.Run with its open, run and close timed apart, and
 // every statement of the run timed from its start to the next one's.
 func runWithSteps(ctx context.Context, j *job.Job, opts idem.Options, path string, st *stepTimes) ([]idem.Result, error) {
-	began := time.Now()
+	st.start()
 	db, err := duckdb.Open(ctx, path, time.Minute)
 	if err != nil {
 		return nil, err
 	}
-	last, lastLabel := time.Now(), ""
-	st.add("open", last.Sub(began))
+	st.mark("open")
+	label := "(before first statement)"
 	opts.Record = func(q string) {
-		now := time.Now()
-		if lastLabel != "" {
-			st.add(lastLabel, now.Sub(last))
-		} else {
-			st.add("(before first statement)", now.Sub(last))
-		}
-		last, lastLabel = now, stepLabel(q)
+		st.mark(label)
+		label = stepLabel(q)
 	}
 	res, err := runner.Run(ctx, db, j, opts)
-	now := time.Now()
-	st.add(lastLabel+" + commit", now.Sub(last))
+	st.mark(label + " + commit")
 	cerr := db.Close()
-	st.add("close", time.Since(now))
+	st.mark("close")
 	if err == nil {
 		err = cerr
 	}
@@ -203,6 +199,7 @@ func benchBare(b *testing.B, csv string, steps bool) {
 
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := range b.N {
 		b.StopTimer()
 		if i > 0 {
@@ -211,7 +208,9 @@ func benchBare(b *testing.B, csv string, steps bool) {
 		path = filepath.Join(dir, fmt.Sprintf("bare-%d.duckdb", i))
 		b.StartTimer()
 
-		t0 := time.Now()
+		if steps {
+			st.start()
+		}
 		db, err := sql.Open("duckdb", path)
 		if err != nil {
 			b.Fatal(err)
@@ -220,16 +219,22 @@ func benchBare(b *testing.B, csv string, steps bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t1 := time.Now()
+		if steps {
+			st.mark("open")
+		}
 		if _, err := conn.ExecContext(ctx, create); err != nil {
 			b.Fatal(err)
 		}
-		t2 := time.Now()
+		if steps {
+			st.mark("CREATE TABLE")
+		}
 		r, err := conn.ExecContext(ctx, insert)
 		if err != nil {
 			b.Fatal(err)
 		}
-		t3 := time.Now()
+		if steps {
+			st.mark("INSERT ... read_csv (autocommit)")
+		}
 		if n, err := r.RowsAffected(); err != nil || n != benchRows {
 			b.Fatalf("inserted %d rows (%v), want %d", n, err, benchRows)
 		}
@@ -240,23 +245,54 @@ func benchBare(b *testing.B, csv string, steps bool) {
 			b.Fatal(err)
 		}
 		if steps {
-			st.add("open", t1.Sub(t0))
-			st.add("CREATE TABLE", t2.Sub(t1))
-			st.add("INSERT ... read_csv (autocommit)", t3.Sub(t2))
-			st.add("close", time.Since(t3))
+			st.mark("close")
 		}
 	}
 	b.StopTimer()
-	reportRows(b)
+	reportRows(b, cpu0)
 	if steps {
 		st.log(b)
 	}
 }
 
-func reportRows(b *testing.B) {
+func reportRows(b *testing.B, cpu0 time.Duration) {
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(benchRows)*float64(b.N)/s, "rows/s")
 	}
+	// CPU time of the whole process (DuckDB's threads included): on a
+	// shared machine it varies less than wall time does.
+	if cpu1 := processCPU(); cpu0 > 0 && cpu1 > cpu0 {
+		b.ReportMetric(float64(cpu1-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// processCPU is the user+system time of this process and all its threads,
+// from /proc (assuming the usual 100 ticks a second); 0 where there is no
+// /proc.
+func processCPU() time.Duration {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesized command name; utime and stime are
+	// fields 14 and 15 of the line, 12 and 13 after the name.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 func removeDB(b *testing.B, path string) {
@@ -276,6 +312,7 @@ func stepLabel(q string) string {
 		{`CREATE TEMP TABLE "idem_stage_dedup"`, "dedup CTAS (QUALIFY row_number)"},
 		{`CREATE TEMP TABLE "idem_stage"`, "stage CTAS (read_csv into temp table)"},
 		{`SELECT count(*) FROM "idem_stage" WHERE`, "count NULL keys"},
+		{`SELECT count(*) FROM (SELECT DISTINCT`, "count distinct keys"},
 		{`SELECT count(*) FROM "idem_stage_dedup"`, "count deduped rows"},
 		{`SELECT count(*) FROM "idem_stage"`, "count staged rows"},
 		{"SELECT count(*), count(*) FILTER", "count in-window rows"},
@@ -302,39 +339,51 @@ func stepLabel(q string) string {
 	return q
 }
 
-// stepTimes sums time per step over a benchmark's iterations.
+// stepTimes sums wall and CPU time per step over a benchmark's
+// iterations. start begins a step; mark ends it, names it, and begins the
+// next.
 type stepTimes struct {
-	order []string
-	total map[string]time.Duration
-	calls map[string]int
+	order     []string
+	wall, cpu map[string]time.Duration
+	calls     map[string]int
+	last      time.Time
+	lastCPU   time.Duration
 }
 
 func newStepTimes() *stepTimes {
-	return &stepTimes{total: map[string]time.Duration{}, calls: map[string]int{}}
+	return &stepTimes{wall: map[string]time.Duration{}, cpu: map[string]time.Duration{}, calls: map[string]int{}}
 }
 
-func (s *stepTimes) add(label string, d time.Duration) {
-	if _, ok := s.total[label]; !ok {
+func (s *stepTimes) start() { s.last, s.lastCPU = time.Now(), processCPU() }
+
+func (s *stepTimes) mark(label string) {
+	now, cpu := time.Now(), processCPU()
+	if _, ok := s.wall[label]; !ok {
 		s.order = append(s.order, label)
 	}
-	s.total[label] += d
+	s.wall[label] += now.Sub(s.last)
+	s.cpu[label] += cpu - s.lastCPU
 	s.calls[label]++
+	s.last, s.lastCPU = now, cpu
 }
 
 func (s *stepTimes) log(b *testing.B) {
-	var sum time.Duration
-	for _, d := range s.total {
+	var sum, sumCPU time.Duration
+	for l, d := range s.wall {
 		sum += d
+		sumCPU += s.cpu[l]
 	}
 	if sum == 0 {
 		return
 	}
+	n := time.Duration(b.N)
+	ms := func(d time.Duration) float64 { return float64(d/n) / 1e6 }
 	var lines []string
 	for _, l := range s.order { // run order
-		per := s.total[l] / time.Duration(b.N)
-		lines = append(lines, fmt.Sprintf("  %10.1f ms/op %5.1f%%  %s (x%d/op)", float64(per)/1e6,
-			100*float64(s.total[l])/float64(sum), l, s.calls[l]/b.N))
+		lines = append(lines, fmt.Sprintf("  %8.1f ms/op %5.1f%% %8.0f cpu-ms/op  %s (x%d/op)", ms(s.wall[l]),
+			100*float64(s.wall[l])/float64(sum), ms(s.cpu[l]), l, s.calls[l]/b.N))
 	}
-	b.Logf("per-step time over %d iterations (%.1f ms/op in all):\n%s", b.N,
-		float64(sum/time.Duration(b.N))/1e6, strings.Join(lines, "\n"))
+	// Not b.Logf: the testing package cuts benchmark logs to 10 lines.
+	fmt.Fprintf(os.Stderr, "%s: per-step time over %d iterations (%.1f ms/op, %.0f cpu-ms/op in all):\n%s\n",
+		b.Name(), b.N, ms(sum), ms(sumCPU), strings.Join(lines, "\n"))
 }
