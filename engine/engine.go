@@ -125,8 +125,9 @@ type MergeStatements interface {
 	// do with it: insert a new key, update or delete a key whose staged
 	// version is strictly newer, or skip an older or equal version.
 	MergePlan(plan, src, action string, m MergeSpec) string
-	// Merge applies a plan to the target in one statement.
-	Merge(plan, action string, m MergeSpec) string
+	// Merge applies a plan to the target: first the statement that deletes
+	// and updates matched keys, then the one that inserts new keys.
+	Merge(plan, action string, m MergeSpec) []string
 	// GeneratedColumns selects the names of target columns whose values
 	// the database generates (identity, serial, uuid defaults).
 	GeneratedColumns(t Table) (string, []any)

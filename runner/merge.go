@@ -66,11 +66,15 @@ func (r *run) merge(ctx context.Context) error {
 	if j.LoadedAt != "" {
 		args = append(args, r.opts.Now().UTC())
 	}
-	if _, err := r.s.exec(ctx, r.st.Merge(planTable, actionColumn, spec), args...); err != nil {
-		return fmt.Errorf("merging into %s: %w", j.Target.Table, err)
+	stmts := r.st.Merge(planTable, actionColumn, spec)
+	for i, q := range stmts {
+		if _, err := r.s.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("merging into %s: %w", j.Target.Table, err)
+		}
+		if i == 0 {
+			r.crash(CrashAfterDelete) // matched keys deleted or updated
+		}
 	}
-	// One statement deletes and writes: both crash points fall after it.
-	r.crash(CrashAfterDelete)
 	r.crash(CrashAfterWrite)
 	return nil
 }

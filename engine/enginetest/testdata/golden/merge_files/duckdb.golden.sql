@@ -1,0 +1,79 @@
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" VARCHAR NOT NULL,
+  "partition" VARCHAR NOT NULL,
+  "run_id" VARCHAR NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" VARCHAR NOT NULL,
+  "definition_hash" VARCHAR NOT NULL,
+  "strategy" VARCHAR NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" VARCHAR NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" VARCHAR NOT NULL,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 AND "run_id" = $3;
+
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+
+SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+
+CREATE TEMP TABLE "idem_stage_dedup" AS SELECT * FROM "idem_stage" QUALIFY row_number() OVER (PARTITION BY "order_id" ORDER BY "updated_at" DESC NULLS LAST, "status" ASC NULLS LAST, "is_deleted" ASC NULLS LAST) = 1;
+
+SELECT count(*) FROM "idem_stage_dedup";
+
+CREATE SCHEMA IF NOT EXISTS "sales";
+
+CREATE TABLE "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
+
+SELECT * FROM "sales"."orders" LIMIT 0;
+
+SELECT column_name FROM information_schema.columns
+WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2
+  AND (lower(column_default) LIKE '%nextval(%' OR lower(column_default) LIKE '%uuid(%');
+
+CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, CASE
+  WHEN t."order_id" IS NULL THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'skip' ELSE 'insert' END
+  WHEN (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END
+  ELSE 'skip' END AS "_idem_action"
+FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id";
+
+SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
+
+SELECT count(*), CAST(coalesce(sum(hash("order_id", "status", "updated_at", "is_deleted")), 0) AS VARCHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'update');
+
+MERGE INTO "sales"."orders" AS t
+USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s
+ON t."order_id" = s."order_id"
+WHEN MATCHED AND s."_idem_action" = 'delete' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN DELETE
+WHEN MATCHED AND s."_idem_action" = 'update' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
+
+INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" = 'insert';
+
+SELECT coalesce(max("seq"), 0) + 1 FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = excluded."seq", "input_fingerprint" = excluded."input_fingerprint", "definition_hash" = excluded."definition_hash", "strategy" = excluded."strategy", "rows_in" = excluded."rows_in", "rows_deduped" = excluded."rows_deduped", "rows_out_of_window" = excluded."rows_out_of_window", "inserted" = excluded."inserted", "updated" = excluded."updated", "deleted" = excluded."deleted", "skipped_older" = excluded."skipped_older", "row_count" = excluded."row_count", "checksum" = excluded."checksum", "partition_closed" = excluded."partition_closed", "started_at" = excluded."started_at", "finished_at" = excluded."finished_at", "idem_version" = excluded."idem_version";
+
+DROP TABLE IF EXISTS "idem_stage";
+
+DROP TABLE IF EXISTS "idem_stage_dedup";
+
+DROP TABLE IF EXISTS "idem_merge_plan";

@@ -1,0 +1,87 @@
+DO $idem$ BEGIN
+PERFORM pg_advisory_xact_lock(1133864918205718213);
+CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
+  "job" TEXT NOT NULL,
+  "partition" TEXT NOT NULL,
+  "run_id" TEXT NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" TEXT NOT NULL,
+  "definition_hash" TEXT NOT NULL,
+  "strategy" TEXT NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" TEXT NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" TEXT NOT NULL,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+END $idem$;
+
+SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
+
+SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2 AND "run_id" = $3;
+
+-- load $DIR/in/2026-11-28.csv into "idem_stage";
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+
+SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+
+CREATE TEMP TABLE "idem_stage_dedup" AS SELECT DISTINCT ON ("order_id") * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, "status" COLLATE "C" ASC NULLS LAST, "is_deleted" ASC NULLS LAST;
+
+SELECT count(*) FROM "idem_stage_dedup";
+
+SELECT pg_advisory_xact_lock(-4284044477251941855);
+
+CREATE SCHEMA IF NOT EXISTS "sales";
+
+CREATE TABLE IF NOT EXISTS "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" WITH NO DATA;
+
+SELECT * FROM "sales"."orders" LIMIT 0;
+
+SELECT a.attname FROM pg_catalog.pg_attribute AS a
+JOIN pg_catalog.pg_class AS c ON c.oid = a.attrelid
+JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_attrdef AS ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+WHERE c.relname = $1 AND n.nspname = $2 AND a.attnum > 0 AND NOT a.attisdropped
+  AND (a.attidentity <> '' OR lower(pg_get_expr(ad.adbin, ad.adrelid)) ~ '(nextval|uuid[a-z0-9_]*)\(');
+
+CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, CASE
+  WHEN t."order_id" IS NULL THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'skip' ELSE 'insert' END
+  WHEN (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END
+  ELSE 'skip' END AS "_idem_action"
+FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id";
+
+SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
+
+SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW("order_id", "status", "updated_at", "is_deleted") AS TEXT), 0)), 0) AS TEXT) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'update');
+
+MERGE INTO "sales"."orders" AS t
+USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s
+ON t."order_id" = s."order_id"
+WHEN MATCHED AND s."_idem_action" = 'delete' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN DELETE
+WHEN MATCHED AND s."_idem_action" = 'update' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
+
+INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" = 'insert';
+
+SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = EXCLUDED."seq", "input_fingerprint" = EXCLUDED."input_fingerprint", "definition_hash" = EXCLUDED."definition_hash", "strategy" = EXCLUDED."strategy", "rows_in" = EXCLUDED."rows_in", "rows_deduped" = EXCLUDED."rows_deduped", "rows_out_of_window" = EXCLUDED."rows_out_of_window", "inserted" = EXCLUDED."inserted", "updated" = EXCLUDED."updated", "deleted" = EXCLUDED."deleted", "skipped_older" = EXCLUDED."skipped_older", "row_count" = EXCLUDED."row_count", "checksum" = EXCLUDED."checksum", "partition_closed" = EXCLUDED."partition_closed", "started_at" = EXCLUDED."started_at", "finished_at" = EXCLUDED."finished_at", "idem_version" = EXCLUDED."idem_version";
+
+DROP TABLE IF EXISTS "idem_stage";
+
+DROP TABLE IF EXISTS "idem_stage_dedup";
+
+DROP TABLE IF EXISTS "idem_merge_plan";
