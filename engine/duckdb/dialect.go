@@ -3,51 +3,22 @@ package duckdb
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/idemdata/idem/engine"
 )
 
 // Dialect is DuckDB's SQL. It is pure: no database is touched.
-type Dialect struct{}
+type Dialect struct{ engine.ANSI }
 
 var (
 	_ engine.Dialect    = Dialect{}
 	_ engine.Statements = Dialect{}
 )
 
-// Ident quotes an identifier, doubling embedded quotes.
-func (Dialect) Ident(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
-
-// Table quotes a possibly qualified table name.
-func (d Dialect) Table(t engine.Table) string {
-	if t.Schema == "" {
-		return d.Ident(t.Name)
-	}
-	return d.Ident(t.Schema) + "." + d.Ident(t.Name)
-}
-
 // String renders a string literal.
 func (Dialect) String(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
-
-// Placeholder is DuckDB's positional parameter.
-func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
-
-// TimeLiteral renders a typed literal.
-func (Dialect) TimeLiteral(t time.Time, k engine.TimeKind) string {
-	switch k {
-	case engine.KindDate:
-		return "DATE '" + t.Format("2006-01-02") + "'"
-	case engine.KindTimestamp:
-		return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
-	}
-	return "TIMESTAMPTZ '" + t.Format("2006-01-02 15:04:05-07:00") + "'"
 }
 
 // TimeKindOf classifies DuckDB's type names.

@@ -37,13 +37,17 @@ func Open(ctx context.Context, path string, lockTimeout time.Duration) (*DB, err
 		}
 		path = abs
 	}
-	deadline := time.Now().Add(lockTimeout)
+	began := time.Now()
+	deadline := began.Add(lockTimeout)
 	for {
 		db, err := open(ctx, path)
 		if err == nil {
 			return db, nil
 		}
-		if !isLockError(err) {
+		// A file another process is creating this instant has no valid
+		// header yet: wait briefly for it, as for a lock.
+		creating := isNotYetValid(err) && time.Since(began) < min(lockTimeout, 5*time.Second)
+		if !isLockError(err) && !creating {
 			return nil, fmt.Errorf("opening duckdb %s: %w", path, err)
 		}
 		if !time.Now().Before(deadline) {
@@ -81,6 +85,10 @@ func open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
+}
+
+func isNotYetValid(err error) bool {
+	return strings.Contains(err.Error(), "is not a valid DuckDB database file")
 }
 
 func isLockError(err error) bool {
