@@ -94,8 +94,9 @@ type StagingStatements interface {
 	CreateTableFrom(target Table, stage, loadedAt string) []string
 	// Checksum selects (count, checksum) over cols of table, filtered by
 	// where (already SQL, or ""). The checksum is an order-independent,
-	// duplicate-sensitive sum of row hashes, returned as text.
-	Checksum(table string, cols []string, where string) string
+	// duplicate-sensitive sum of row hashes, returned as text. The types let
+	// an engine pick how each column is hashed.
+	Checksum(table string, cols []Column, where string) string
 	// TableExists selects one row if the table exists; args are bound.
 	TableExists(t Table) (string, []any)
 }

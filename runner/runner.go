@@ -253,7 +253,7 @@ func (r *run) do(ctx context.Context) (err error) {
 			return err
 		}
 		if j.Source.Query != "" {
-			n, sum, err := r.s.checksum(ctx, r.st, r.d.Ident(stageTable), names(r.stageCols), "")
+			n, sum, err := r.s.checksum(ctx, r.st, r.d.Ident(stageTable), r.stageCols, "")
 			if err != nil {
 				return err
 			}
@@ -612,11 +612,11 @@ func (r *run) insert(ctx context.Context, table, src string, cols []engine.Colum
 
 // dataColumns are the target's columns that count in a checksum: all but
 // the loaded_at metadata column.
-func (r *run) dataColumns(cols []engine.Column) []string {
-	var out []string
+func (r *run) dataColumns(cols []engine.Column) []engine.Column {
+	var out []engine.Column
 	for _, c := range cols {
 		if c.Name != r.job.LoadedAt {
-			out = append(out, c.Name)
+			out = append(out, c)
 		}
 	}
 	return out
@@ -652,10 +652,10 @@ func TableChecksum(ctx context.Context, db engine.DB, table engine.Table, where 
 	if err != nil {
 		return 0, "", err
 	}
-	var keep []string
+	var keep []engine.Column
 	for _, c := range cols {
 		if !slices.Contains(exclude, c.Name) {
-			keep = append(keep, c.Name)
+			keep = append(keep, c)
 		}
 	}
 	if len(keep) == 0 {

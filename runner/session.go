@@ -80,7 +80,7 @@ func (s *session) columns(ctx context.Context, d engine.Dialect, table string) (
 
 // checksum runs the dialect's checksum and normalizes it to 16 hex digits:
 // the sum of row hashes modulo 2^64.
-func (s *session) checksum(ctx context.Context, st engine.Statements, table string, cols []string, where string) (int64, string, error) {
+func (s *session) checksum(ctx context.Context, st engine.Statements, table string, cols []engine.Column, where string) (int64, string, error) {
 	var n int64
 	var sum string
 	if err := s.QueryRowContext(ctx, st.Checksum(table, cols, where)).Scan(&n, &sum); err != nil {

@@ -134,8 +134,12 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 
 // Checksum sums 64-bit row hashes: order-independent and, unlike XOR,
 // duplicate-sensitive. The sum is a HUGEINT, returned as text.
-func (d Dialect) Checksum(table string, cols []string, where string) string {
-	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash(%s)), 0) AS VARCHAR) FROM %s", d.idents(cols), table)
+func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash(%s)), 0) AS VARCHAR) FROM %s", d.idents(names), table)
 	if where != "" {
 		q += " WHERE " + where
 	}

@@ -125,18 +125,38 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 	return append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s WITH NO DATA", d.Table(target), extra, d.Ident(stage)))
 }
 
-// Checksum sums a 64-bit hash of each row's text: order-independent and,
-// unlike XOR, duplicate-sensitive. hashtextextended is stable across
-// platforms and versions (hash partitioning relies on it); the row's text
-// is pinned by the session settings Open makes (TimeZone, DateStyle,
-// extra_float_digits…). The sum is NUMERIC and may be negative; the runner
-// reduces it modulo 2^64.
-func (d Dialect) Checksum(table string, cols []string, where string) string {
-	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW(%s) AS TEXT), 0)), 0) AS TEXT) FROM %s", d.idents(cols), table)
+// Checksum sums a 64-bit hash of each row: order-independent and, unlike
+// XOR, duplicate-sensitive. hash_record_extended hashes each column with its
+// type's own extended hash function (stable across platforms and versions:
+// hash partitioning relies on them), which measured 2.6x faster than hashing
+// the row's text. Columns of types without such a function (json, xml,
+// geometric types) are hashed as text, pinned by the session settings Open
+// makes. The sum is NUMERIC and may be negative; the runner reduces it
+// modulo 2^64.
+func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = d.Ident(c.Name)
+		if !hashable(c.Type) {
+			exprs[i] = "CAST(" + exprs[i] + " AS TEXT)"
+		}
+	}
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW(%s), 0)), 0) AS TEXT) FROM %s", strings.Join(exprs, ", "), table)
 	if where != "" {
 		q += " WHERE " + where
 	}
 	return q
+}
+
+// hashable reports whether a type (as database/sql names it through pgx)
+// has an extended hash function; anything not known to is hashed as text.
+func hashable(typ string) bool {
+	switch strings.TrimPrefix(strings.ToUpper(typ), "_") { // "_INT8" is an array of INT8
+	case "INT2", "INT4", "INT8", "NUMERIC", "FLOAT4", "FLOAT8", "TEXT", "VARCHAR", "BPCHAR", "NAME",
+		"DATE", "TIME", "TIMETZ", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "BOOL", "UUID", "BYTEA", "JSONB", "CHAR", "OID":
+		return true
+	}
+	return false
 }
 
 // TableExists looks a regular or partitioned table up in the catalog; an

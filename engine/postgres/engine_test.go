@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/postgres"
 )
 
@@ -270,4 +271,27 @@ func TestLoadErrorNamesFileAndLine(t *testing.T) {
 		require.Contains(t, err.Error(), `"abc"`, mode)
 		require.NotContains(t, err.Error(), "sample_size", mode)
 	}
+}
+
+// Columns without an extended hash function (json, xml, point) are hashed
+// as text: the checksum works on them, sees their changes and counts
+// duplicates.
+func TestChecksumUnhashableTypes(t *testing.T) {
+	t.Parallel()
+	e := enginetest.NewEnv(t, harness)
+	e.Table = engine.Table{Name: "odd"}
+	e.Exec(`CREATE TABLE odd (id BIGINT, doc JSON, x XML, p POINT, tags TEXT[])`,
+		`INSERT INTO odd VALUES (1, '{"a": 1}', '<a/>', '(1,2)', '{x,y}'), (2, '{"b": 2}', '<b/>', '(3,4)', NULL)`)
+	before := e.Checksum("")
+	require.Equal(t, int64(2), before.Rows)
+
+	e.Exec(`UPDATE odd SET doc = '{"a": 2}' WHERE id = 1`)
+	changed := e.Checksum("")
+	require.NotEqual(t, before.Checksum, changed.Checksum)
+
+	e.Exec(`UPDATE odd SET doc = '{"a": 1}' WHERE id = 1`)
+	require.Equal(t, before, e.Checksum(""), "the same rows, the same checksum")
+
+	e.Exec(`INSERT INTO odd SELECT * FROM odd WHERE id = 2`)
+	require.NotEqual(t, before.Checksum, e.Checksum("").Checksum, "a duplicate row counts")
 }

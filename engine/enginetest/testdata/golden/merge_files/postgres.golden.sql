@@ -66,7 +66,7 @@ FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s
 
 SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
 
-SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW("order_id", "status", "updated_at", "is_deleted") AS TEXT), 0)), 0) AS TEXT) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'update');
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_id", "status", "updated_at", "is_deleted"), 0)), 0) AS TEXT) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'update');
 
 MERGE INTO "sales"."orders" AS t
 USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s

@@ -57,7 +57,7 @@ DELETE FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:0
 
 INSERT INTO "sales"."orders" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at", "_loaded_at") SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at", $1 FROM "idem_stage_dedup" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 
-SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW("order_id", "customer_id", "created_at", "status", "amount", "updated_at") AS TEXT), 0)), 0) AS TEXT) FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_id", "customer_id", "created_at", "status", "amount", "updated_at"), 0)), 0) AS TEXT) FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 

@@ -47,7 +47,7 @@ DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TI
 
 INSERT INTO "events" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
-SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW("ts", "kind", "n") AS TEXT), 0)), 0) AS TEXT) FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("ts", "kind", "n"), 0)), 0) AS TEXT) FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 

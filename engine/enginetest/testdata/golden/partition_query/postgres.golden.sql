@@ -33,7 +33,7 @@ WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
-SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW("order_date", "order_id", "status", "amount") AS TEXT), 0)), 0) AS TEXT) FROM "idem_stage";
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "idem_stage";
 
 SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
 
@@ -51,7 +51,7 @@ DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_da
 
 INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT "order_date", "order_id", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
-SELECT count(*), CAST(coalesce(sum(hashtextextended(CAST(ROW("order_date", "order_id", "status", "amount") AS TEXT), 0)), 0) AS TEXT) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
