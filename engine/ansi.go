@@ -37,3 +37,31 @@ func (ANSI) TimeLiteral(t time.Time, k TimeKind) string {
 	}
 	return "TIMESTAMPTZ '" + t.Format("2006-01-02 15:04:05-07:00") + "'"
 }
+
+// Idents quotes a list of identifiers, comma-separated.
+func (a ANSI) Idents(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = a.Ident(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// Upsert writes one row of cols (bound in order), replacing the row with
+// the same key: INSERT … ON CONFLICT … DO UPDATE.
+func (a ANSI) Upsert(t Table, cols, key []string) string {
+	isKey := map[string]bool{}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	ph := make([]string, len(cols))
+	var set []string
+	for i, c := range cols {
+		ph[i] = a.Placeholder(i + 1)
+		if !isKey[c] {
+			set = append(set, a.Ident(c)+" = EXCLUDED."+a.Ident(c))
+		}
+	}
+	return "INSERT INTO " + a.Table(t) + " (" + a.Idents(cols) + ") VALUES (" + strings.Join(ph, ", ") +
+		") ON CONFLICT (" + a.Idents(key) + ") DO UPDATE SET " + strings.Join(set, ", ")
+}

@@ -116,7 +116,7 @@ func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []en
 		order = append(order, d.Ident(key[0]))
 	}
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s QUALIFY row_number() OVER (PARTITION BY %s ORDER BY %s) = 1",
-		d.Ident(dst), d.Ident(src), d.idents(key), strings.Join(order, ", "))
+		d.Ident(dst), d.Ident(src), d.Idents(key), strings.Join(order, ", "))
 }
 
 // CreateTableFrom creates the target with the staged columns and no rows.
@@ -139,7 +139,7 @@ func (d Dialect) Checksum(table string, cols []engine.Column, where string) stri
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash(%s)), 0) AS VARCHAR) FROM %s", d.idents(names), table)
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash(%s)), 0) AS VARCHAR) FROM %s", d.Idents(names), table)
 	if where != "" {
 		q += " WHERE " + where
 	}
@@ -173,24 +173,6 @@ func (d Dialect) LedgerDDL(t engine.Table) []string {
 )`, d.Table(t))}
 }
 
-// Upsert writes one row by key.
-func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
-	ph := make([]string, len(cols))
-	var set []string
-	isKey := map[string]bool{}
-	for _, k := range key {
-		isKey[k] = true
-	}
-	for i, c := range cols {
-		ph[i] = d.Placeholder(i + 1)
-		if !isKey[c] {
-			set = append(set, fmt.Sprintf("%s = excluded.%s", d.Ident(c), d.Ident(c)))
-		}
-	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (%s) DO UPDATE SET %s",
-		d.Table(t), d.idents(cols), strings.Join(ph, ", "), d.idents(key), strings.Join(set, ", "))
-}
-
 // TableExists looks a table up in the catalog of the open database (not
 // among temporary tables).
 func (d Dialect) TableExists(t engine.Table) (string, []any) {
@@ -200,12 +182,4 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 	}
 	return "SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2",
 		[]any{schema, t.Name}
-}
-
-func (d Dialect) idents(cols []string) string {
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		q[i] = d.Ident(c)
-	}
-	return strings.Join(q, ", ")
 }

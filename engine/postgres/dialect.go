@@ -72,7 +72,7 @@ func isText(typ string) bool {
 // nondeterministic (case-insensitive) collation would leave ties to chance.
 // JSON has no ordering, so it is compared as its text.
 func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []engine.Column) string {
-	keys := d.idents(key)
+	keys := d.Idents(key)
 	order := []string{keys}
 	if latestBy != "" {
 		order = append(order, d.Ident(latestBy)+" DESC NULLS LAST")
@@ -198,30 +198,4 @@ CREATE TABLE IF NOT EXISTS %s (
   PRIMARY KEY ("job", "partition", "run_id")
 );
 END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t))}
-}
-
-// Upsert writes one row by key.
-func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
-	ph := make([]string, len(cols))
-	var set []string
-	isKey := map[string]bool{}
-	for _, k := range key {
-		isKey[k] = true
-	}
-	for i, c := range cols {
-		ph[i] = d.Placeholder(i + 1)
-		if !isKey[c] {
-			set = append(set, fmt.Sprintf("%s = EXCLUDED.%s", d.Ident(c), d.Ident(c)))
-		}
-	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (%s) DO UPDATE SET %s",
-		d.Table(t), d.idents(cols), strings.Join(ph, ", "), d.idents(key), strings.Join(set, ", "))
-}
-
-func (d Dialect) idents(cols []string) string {
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		q[i] = d.Ident(c)
-	}
-	return strings.Join(q, ", ")
 }
