@@ -45,6 +45,9 @@ type FileInput struct {
 	Paths  []string
 	Format string            // csv | jsonl | parquet
 	Types  map[string]string // explicit column types by name
+	// Delim is a CSV file's delimiter, read from its header; quotes and
+	// escapes are the standard double quote.
+	Delim string
 	// Target is the table the staged rows go to (it may not exist yet). A
 	// loader may convert staged columns to the target's types, as an
 	// INSERT into it would.
@@ -67,6 +70,9 @@ type Dialect interface {
 	// TimeKindOf classifies a column type for partition windows; ok is false
 	// for types that are not dates or timestamps.
 	TimeKindOf(sqlType string) (k TimeKind, ok bool)
+	// PartitionStart is the start of the partition (unit hour, day or
+	// month) holding the quoted column col's value, instants read in zone.
+	PartitionStart(col string, k TimeKind, unit, zone string) string
 }
 
 // Statements returns the SQL text of the steps whose spelling differs
@@ -99,6 +105,9 @@ type StagingStatements interface {
 	Checksum(table string, cols []Column, where string) string
 	// TableExists selects one row if the table exists; args are bound.
 	TableExists(t Table) (string, []any)
+	// AddColumn adds stage's column c to target, nullable, with its staged
+	// type.
+	AddColumn(target Table, stage string, c Column) string
 }
 
 // Merge actions, as the merge plan's action column holds them.

@@ -66,6 +66,11 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	switch in.Format {
 	case "csv":
 		opts := "header = true"
+		if in.Delim != "" {
+			// The dialect is given, not guessed: a guess from sampled rows
+			// can read a ragged file as one column.
+			opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"'`
+		}
 		if len(names) > 0 {
 			kv := make([]string, len(names))
 			for i, c := range names {
@@ -130,6 +135,12 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 		extra = ", CAST(NULL AS TIMESTAMPTZ) AS " + d.Ident(loadedAt)
 	}
 	return append(stmts, fmt.Sprintf("CREATE TABLE %s AS SELECT *%s FROM %s LIMIT 0", d.Table(target), extra, d.Ident(stage)))
+}
+
+// AddColumn adds a nullable column of the staged column's type (DuckDB
+// reports full type names: DECIMAL(12,2), VARCHAR[]).
+func (d Dialect) AddColumn(target engine.Table, _ string, c engine.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Table(target), d.Ident(c.Name), c.Type)
 }
 
 // Checksum sums 64-bit row hashes: order-independent and, unlike XOR,

@@ -66,6 +66,11 @@ func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, erro
 			cfg.RuntimeParams[k] = v
 		}
 	}
+	// No statement cache: a run alters tables (on_schema_change:
+	// add_columns) and reads them again with the same text, which a cached
+	// plan would refuse ("cached plan must not change result type"). A run
+	// issues a few dozen statements; the extra describe is not measurable.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = min(max(lockTimeout, time.Second), time.Minute)
 	}

@@ -26,7 +26,7 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 
 SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 AND "run_id" = $3;
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, delim = ',', quote = '"', escape = '"', types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

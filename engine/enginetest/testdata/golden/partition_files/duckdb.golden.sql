@@ -26,7 +26,7 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 
 SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, delim = ',', quote = '"', escape = '"', types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
@@ -46,7 +46,9 @@ CREATE TABLE "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded
 
 SELECT * FROM "sales"."orders" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') FROM "idem_stage_dedup";
+SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00'), count(*) FILTER (WHERE "created_at" IS NULL) FROM "idem_stage_dedup";
+
+SELECT date_trunc('day', "created_at") AS p, count(*) FROM "idem_stage_dedup" WHERE NOT ("created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') AND "created_at" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 DELETE FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 

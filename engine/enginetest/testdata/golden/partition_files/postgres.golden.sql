@@ -51,7 +51,9 @@ CREATE TABLE IF NOT EXISTS "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPT
 
 SELECT * FROM "sales"."orders" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') FROM "idem_stage_dedup";
+SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00'), count(*) FILTER (WHERE "created_at" IS NULL) FROM "idem_stage_dedup";
+
+SELECT date_trunc('day', "created_at") AS p, count(*) FROM "idem_stage_dedup" WHERE NOT ("created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00') AND "created_at" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 DELETE FROM "sales"."orders" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 

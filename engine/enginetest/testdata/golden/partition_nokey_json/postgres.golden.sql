@@ -41,7 +41,9 @@ CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
 
 SELECT * FROM "events" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') FROM "idem_stage";
+SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00'), count(*) FILTER (WHERE "ts" IS NULL) FROM "idem_stage";
+
+SELECT date_trunc('hour', "ts") AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 

@@ -40,7 +40,7 @@ CREATE TABLE "daily_orders" AS SELECT * FROM "idem_stage" LIMIT 0;
 
 SELECT * FROM "daily_orders" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29'), count(*) FILTER (WHERE "order_date" IS NULL) FROM "idem_stage";
 
 DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
