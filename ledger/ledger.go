@@ -36,6 +36,9 @@ type Entry struct {
 	StartedAt        time.Time
 	FinishedAt       time.Time
 	IdemVersion      string
+	// TargetTable is the schema-qualified table the run wrote: a table has
+	// one owning job unless its jobs declare otherwise.
+	TargetTable string
 }
 
 // Columns of idem_runs, in the order fields binds them.
@@ -43,7 +46,7 @@ var Columns = []string{
 	"job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy",
 	"rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted",
 	"skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
-	"idem_version",
+	"idem_version", "target_table",
 }
 
 // Key is the ledger's primary key: a forced rerun rewrites its own row.
@@ -54,7 +57,7 @@ func (e *Entry) fields() []any {
 		&e.Job, &e.Partition, &e.RunID, &e.Seq, &e.InputFingerprint, &e.DefinitionHash, &e.Strategy,
 		&e.RowsIn, &e.RowsDeduped, &e.RowsOutOfWindow, &e.Inserted, &e.Updated, &e.Deleted,
 		&e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
-		&e.IdemVersion,
+		&e.IdemVersion, &e.TargetTable,
 	}
 }
 
@@ -106,6 +109,28 @@ func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, r
 		return nil, fmt.Errorf("reading the ledger: %w", err)
 	}
 	return &e, nil
+}
+
+// Owners returns the jobs other than job that have written table (as
+// "schema.name"), sorted.
+func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job string) ([]string, error) {
+	d := db.Dialect()
+	query := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s = %s AND %s <> %s ORDER BY 1",
+		d.Ident("job"), d.Table(db.LedgerTable()), d.Ident("target_table"), d.Placeholder(1), d.Ident("job"), d.Placeholder(2))
+	rows, err := q.QueryContext(ctx, query, table, job)
+	if err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var j string
+		if err := rows.Scan(&j); err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
 }
 
 // Write records e, giving it the next sequence number of its partition. Call

@@ -208,7 +208,7 @@ func (r *run) do(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	release, err := r.db.Lock(ctx, tx, j.Name, r.lockScope(), r.opts.LockTimeout)
+	release, err := r.db.Lock(ctx, tx, r.lockScope(), r.opts.LockTimeout)
 	if err != nil {
 		tx.Rollback()
 		return err
@@ -221,6 +221,9 @@ func (r *run) do(ctx context.Context) (err error) {
 	}()
 	r.s = &session{q: tx, rec: r.opts.Record, log: r.log}
 	r.table = r.d.Table(engine.Table(j.Table()))
+	if err := r.checkOwner(ctx); err != nil {
+		return err
+	}
 
 	if r.exists, err = r.tableExists(ctx); err != nil {
 		return err
@@ -337,15 +340,56 @@ func (r *run) do(ctx context.Context) (err error) {
 	return nil
 }
 
-// lockScope is what a run's lock covers. A partition run writes only its
-// partition; a merge writes anywhere in the table, so merge runs of one job
-// take turns whatever partition names them (on a server engine two
-// concurrent merges could both insert one new key).
-func (r *run) lockScope() string {
-	if r.job.Strategy == job.StrategyMerge {
-		return "*"
+// lockScope is what a run's lock covers: the table it writes, named with
+// its schema, so runs of two jobs on one table exclude each other too. A
+// partition run writes only its partition; a merge writes anywhere in the
+// table, so it excludes every other run of the table (on a server engine
+// two concurrent merges could both insert one new key, and a merge beside
+// a partition run could write into the partition being replaced).
+func (r *run) lockScope() engine.LockScope {
+	s := engine.LockScope{Table: r.qualifiedTable()}
+	if r.job.Strategy != job.StrategyMerge {
+		s.Partition = r.w.Label
 	}
-	return r.w.Label
+	return s
+}
+
+// checkOwner refuses to write a table another job has written, unless
+// this job names that job under target.shared_with: two jobs replacing one
+// partition would undo each other on every run, and each would reload
+// what the other wrote.
+func (r *run) checkOwner(ctx context.Context) error {
+	owners, err := ledger.Owners(ctx, r.s, r.db, r.tableName(), r.job.Name)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, o := range owners {
+		if !slices.Contains(r.job.Target.SharedWith, o) {
+			foreign = append(foreign, o)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+		"%s is loaded by job %s (per %s); a table has one owning job: give this job its own table, or, if both jobs really write it, name the other under target.shared_with",
+		r.tableName(), quoteAll(foreign), r.d.Table(r.db.LedgerTable()))}}}
+}
+
+// tableName is the qualified target as the ledger records it.
+func (r *run) tableName() string {
+	t := r.qualifiedTable()
+	return t.Schema + "." + t.Name
+}
+
+// qualifiedTable is the target with the engine's default schema filled in.
+func (r *run) qualifiedTable() engine.Table {
+	t := engine.Table(r.job.Table())
+	if t.Schema == "" {
+		t.Schema = r.db.DefaultSchema()
+	}
+	return t
 }
 
 // stageFiles reads the input files into stageTable, with the engine's own
@@ -882,7 +926,7 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		RowsOutOfWindow: res.RowsOutOfWindow, Inserted: res.Inserted, Updated: res.Updated,
 		Deleted: res.Deleted, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
-		FinishedAt: r.opts.Now(), IdemVersion: Version,
+		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(),
 	}
 }
 

@@ -180,8 +180,11 @@ func (d Dialect) LedgerDDL(t engine.Table) []string {
   "started_at" TIMESTAMPTZ NOT NULL,
   "finished_at" TIMESTAMPTZ NOT NULL,
   "idem_version" VARCHAR NOT NULL,
+  "target_table" VARCHAR,
   PRIMARY KEY ("job", "partition", "run_id")
-)`, d.Table(t))}
+)`, d.Table(t)),
+		// Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "target_table" VARCHAR`, d.Table(t))}
 }
 
 // TableExists looks a table up in the catalog of the open database (not

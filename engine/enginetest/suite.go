@@ -37,6 +37,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, concurrentCases...)
 	cases = append(cases, typeCases...)
 	cases = append(cases, noSilentCases...)
+	cases = append(cases, oneWriterCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -205,7 +205,10 @@ CREATE TABLE IF NOT EXISTS %s (
   "started_at" TIMESTAMPTZ NOT NULL,
   "finished_at" TIMESTAMPTZ NOT NULL,
   "idem_version" TEXT NOT NULL,
+  "target_table" TEXT,
   PRIMARY KEY ("job", "partition", "run_id")
 );
+-- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+ALTER TABLE %[2]s ADD COLUMN IF NOT EXISTS "target_table" TEXT;
 END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t))}
 }
