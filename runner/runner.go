@@ -66,6 +66,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Record, if set, sees every SQL statement the run executes.
 	Record func(query string)
+	// Progress, if set, sees each step of a partition's run.
+	Progress func(Progress)
 }
 
 // Result is what one partition's run did. Its JSON form is the contract
@@ -121,18 +123,7 @@ const (
 // order, stopping at the first failure. Each partition gets a Result, the
 // failed one included.
 func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.AsOf.IsZero() {
-		opts.AsOf = opts.Now()
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.LockTimeout <= 0 {
-		opts.LockTimeout = 10 * time.Minute
-	}
+	opts = opts.withDefaults()
 	windows, err := j.Windows(opts.Date)
 	if err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
@@ -143,20 +134,30 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 	}
 	var results []Result
 	for _, w := range windows {
-		r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
-			res: Result{Job: j.Name, Partition: w.Label}}
-		began := time.Now()
-		err := r.do(ctx)
-		r.res.DurationMS = time.Since(began).Milliseconds()
+		res, err := runWindow(ctx, db, j, w, opts)
+		results = append(results, res)
 		if err != nil {
-			r.res.Action = ActionFailed
-			r.res.Error = err.Error()
-			results = append(results, r.res)
-			return results, fmt.Errorf("%s partition %s: %w", j.Name, w.Label, err)
+			return results, err
 		}
-		results = append(results, r.res)
 	}
 	return results, nil
+}
+
+// runWindow runs one partition (opts already defaulted, the ledger
+// ensured). A failure is recorded in the failures table, best effort.
+func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts Options) (Result, error) {
+	r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
+		res: Result{Job: j.Name, Partition: w.Label}}
+	began := time.Now()
+	err := r.do(ctx)
+	r.res.DurationMS = time.Since(began).Milliseconds()
+	if err != nil {
+		r.res.Action = ActionFailed
+		r.res.Error = err.Error()
+		r.recordFailure(ctx, err)
+		return r.res, fmt.Errorf("%s partition %s: %w", j.Name, w.Label, err)
+	}
+	return r.res, nil
 }
 
 // run is one partition's run.
@@ -260,6 +261,7 @@ func (r *run) do(ctx context.Context) (err error) {
 	}
 
 	r.staged = true
+	r.report(StepStaging)
 	switch {
 	case j.Source.Query != "":
 		if _, err := r.s.exec(ctx, r.st.StageQuery(stageTable, job.RenderSQL(j.Source.Query, w, r.d))); err != nil {
@@ -294,6 +296,7 @@ func (r *run) do(ctx context.Context) (err error) {
 		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
 			return err
 		}
+		r.report(StepStaged)
 		if err := r.checkTypes(ctx); err != nil {
 			return err
 		}
@@ -634,6 +637,12 @@ func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 	last, err := ledger.Last(ctx, r.s, r.db, j.Name, r.w.Label)
 	if err != nil || last == nil || last.RunID != r.res.RunID {
 		return false, err
+	}
+	// A partition loaded while open is confirmed by its first run after it
+	// closed, same input or not, so the ledger (and `idem status`) says so.
+	if !last.PartitionClosed && j.Closed(r.w, r.opts.AsOf) {
+		r.res.Reloaded = fmt.Sprintf("run %s loaded it while it was open; it is closed now", short(last.RunID))
+		return false, nil
 	}
 	var n int64
 	var sum string

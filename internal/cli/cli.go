@@ -84,7 +84,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		}
 		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	root.AddCommand(newRunCmd(stdout, stderr, logger), newChecksumCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr, logger), newChecksumCmd(stdout),
+		newBackfillCmd(stdout, stderr, logger), newStatusCmd(stdout, stderr))
 	return root
 }
 
@@ -117,10 +118,16 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Comm
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
+			var prog *progress
+			if !asJSON && isTerminal(stderr) {
+				prog = newRunProgress(stderr)
+			}
 			results, err := idem.Run(cmd.Context(), j, idem.Options{
 				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
 				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), Logger: logger(),
+				Progress: prog.stepFunc(),
 			})
+			prog.finish()
 			for _, r := range results {
 				printResult(stdout, stderr, j, r, asJSON)
 			}
@@ -160,14 +167,7 @@ func exitCode(err error) int {
 
 func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) {
 	if len(r.OutOfWindow) > 0 {
-		// Rows of other partitions are never written by this run: say
-		// which partitions they belong to, so a late row is not lost.
-		parts := make([]string, len(r.OutOfWindow))
-		for i, p := range r.OutOfWindow {
-			parts[i] = fmt.Sprintf("%s (%d)", p.Partition, p.Rows)
-		}
-		fmt.Fprintf(stderr, "idem: %s %s: %d input rows belong to other partitions and were not written: %s; run those partitions to load them\n",
-			r.Job, r.Partition, r.RowsOutOfWindow, strings.Join(parts, ", "))
+		printOutOfWindow(stderr, r)
 	}
 	if asJSON {
 		b, _ := json.Marshal(r)
@@ -201,6 +201,17 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 	case runner.ActionFailed:
 		fmt.Fprintf(w, "%s: failed; the target is unchanged\n", head)
 	}
+}
+
+// printOutOfWindow says which partitions the rows a run did not write
+// belong to, so a late row is not lost.
+func printOutOfWindow(stderr io.Writer, r runner.Result) {
+	parts := make([]string, len(r.OutOfWindow))
+	for i, p := range r.OutOfWindow {
+		parts[i] = fmt.Sprintf("%s (%d)", p.Partition, p.Rows)
+	}
+	fmt.Fprintf(stderr, "idem: %s %s: %d input rows belong to other partitions and were not written: %s; run those partitions to load them\n",
+		r.Job, r.Partition, r.RowsOutOfWindow, strings.Join(parts, ", "))
 }
 
 func short(id string) string {

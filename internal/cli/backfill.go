@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
+)
+
+// backfillSummary is the last line of `idem backfill --json`.
+type backfillSummary struct {
+	Summary    bool     `json:"summary"`
+	Job        string   `json:"job"`
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+	Partitions int      `json:"partitions"`
+	Loaded     int      `json:"loaded"`
+	Skipped    int      `json:"skipped"`
+	Failed     []string `json:"failed"`
+	NotClosed  []string `json:"not_closed"`
+	Locked     []string `json:"locked"`
+	NotRun     []string `json:"not_run"`
+	Rows       int64    `json:"rows"`
+	Workers    int      `json:"workers"`
+	DurationMS int64    `json:"duration_ms"`
+	ExitCode   int      `json:"exit_code"`
+}
+
+func newBackfillCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Command {
+	var (
+		from, to, asOf   string
+		force, allowOpen bool
+		asJSON           bool
+		parallel         int
+		lockTimeout      time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "backfill JOB.yaml --from D1 --to D2",
+		Short: "Load every partition of a range, each as its own run",
+		Long: `Load every partition from --from to --to (both included, at the job's grain), each as its
+own run exactly as 'idem run --date' would do it: its own transaction, lock, ledger row and run
+id, so a backfill followed by a daily run skips, and the other way round. Lookback does not
+apply. Partitions already loaded from the same input are skipped, so rerunning a half-finished
+backfill does only the rest. A failed partition does not stop the others.
+
+The job is parsed once and the target opened once per worker, in this one process.
+--parallel N runs up to N partitions at once, each on its own connection, on engines with
+concurrent writers (PostgreSQL). DuckDB allows one writing process per file, so on DuckDB the
+partitions run one after the other in this process, whatever --parallel says.
+
+Exit: 0 when every partition loaded or skipped; 1 when any failed; 75 when none failed but some
+were not closed or their lock was not obtained in time (the summary names them); 2 for a usage
+or job file error.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref := time.Now()
+			if asOf != "" {
+				t, err := time.Parse(time.RFC3339, asOf)
+				if err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
+				}
+				ref = t
+			}
+			if from == "" || to == "" {
+				return &exitError{ExitUsage, errors.New("--from and --to are required: they name the first and last partition, both included")}
+			}
+			if parallel < 1 {
+				return &exitError{ExitUsage, fmt.Errorf("--parallel %d: give 1 or more", parallel)}
+			}
+			j, err := idem.Load(args[0])
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			windows, err := j.Range(from, to)
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			if parallel > 1 && !idem.ConcurrentWriters(j.Target.URL) {
+				fmt.Fprintf(stderr, "idem: note: DuckDB allows one writing process per file; the %d partitions run one after the other in this process (--parallel %d has no effect)\n",
+					len(windows), parallel)
+			}
+			var prog *progress
+			if !asJSON && isTerminal(stderr) {
+				prog = newBackfillProgress(stderr, len(windows))
+			}
+			began := time.Now()
+			sum := backfillSummary{Summary: true, Job: j.Name, From: from, To: to, Partitions: len(windows)}
+			b, err := idem.Backfill(cmd.Context(), j, idem.BackfillOptions{
+				Options: idem.Options{AsOf: ref, Force: force, AllowOpen: allowOpen, LockTimeout: lockTimeout,
+					CrashAt: os.Getenv(crashAtEnvVar), Logger: logger()},
+				From: from, To: to, Parallel: parallel,
+				Each: func(r runner.Result, err error) {
+					switch r.Action {
+					case runner.ActionLoaded:
+						sum.Loaded++
+						sum.Rows += r.RowCount
+					case runner.ActionSkipped:
+						sum.Skipped++
+					}
+					prog.clear()
+					printBackfillResult(stdout, stderr, j, r, asJSON, windows[0].Label, windows[len(windows)-1].Label)
+					if err != nil {
+						fmt.Fprintf(stderr, "idem: %v\n", err)
+					}
+					prog.partitionDone(r.RowCount)
+				},
+			})
+			prog.finish()
+			if b == nil {
+				return &exitError{exitCode(err), err}
+			}
+			sum.Failed, sum.NotClosed, sum.Locked, sum.NotRun, sum.Workers = b.Failed, b.NotClosed, b.Locked, b.NotRun, b.Workers
+			sum.DurationMS = time.Since(began).Milliseconds()
+			code := ExitOK
+			switch {
+			case err != nil:
+				code = exitCode(err)
+			case len(b.Failed) > 0:
+				code = ExitFailed
+			case len(b.NotClosed) > 0 || len(b.Locked) > 0:
+				code = ExitTempFail
+			}
+			sum.ExitCode = code
+			printBackfillSummary(stdout, sum, asJSON)
+			if code == ExitOK {
+				return nil
+			}
+			if err != nil {
+				return &exitError{code, err}
+			}
+			return &exitError{code, errQuiet}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&from, "from", "", "the first partition to load (included): 2026-11-01, 2026-11-01T00 or 2026-11")
+	f.StringVar(&to, "to", "", "the last partition to load (included)")
+	f.IntVar(&parallel, "parallel", 1, "partitions run at once, one connection each, on engines with concurrent writers (not DuckDB: one writing process per file)")
+	f.StringVar(&asOf, "as-of", "", "reference time (RFC 3339) for deciding whether a partition is closed; default now")
+	f.BoolVar(&force, "force", false, "load even if the ledger says this input is already loaded")
+	f.BoolVar(&allowOpen, "allow-open", false, "load partitions that are not closed yet")
+	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition, then one summary object")
+	return cmd
+}
+
+// printBackfillResult prints a partition's result as run does, except that
+// the stderr note on out-of-window rows leaves out the partitions of the
+// backfill's own range: the backfill loads those rows itself.
+func printBackfillResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool, first, last string) {
+	note := r
+	note.OutOfWindow, note.RowsOutOfWindow = nil, 0
+	for _, p := range r.OutOfWindow {
+		if p.Partition < first || p.Partition > last { // labels sort as their times
+			note.OutOfWindow = append(note.OutOfWindow, p)
+			note.RowsOutOfWindow += p.Rows
+		}
+	}
+	if len(note.OutOfWindow) > 0 {
+		printOutOfWindow(stderr, note)
+	}
+	if asJSON {
+		b, _ := json.Marshal(r)
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	r.OutOfWindow = nil // noted above
+	printResult(w, stderr, j, r, false)
+}
+
+func printBackfillSummary(w io.Writer, s backfillSummary, asJSON bool) {
+	if asJSON {
+		for _, l := range []*[]string{&s.Failed, &s.NotClosed, &s.Locked, &s.NotRun} {
+			if *l == nil {
+				*l = []string{} // a list, never null, for jq
+			}
+		}
+		b, _ := json.Marshal(s)
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(w, "%s %s..%s: %d partitions: %d loaded (%d rows), %d skipped, %d failed, %d not closed, %d locked",
+		s.Job, s.From, s.To, s.Partitions, s.Loaded, s.Rows, s.Skipped, len(s.Failed), len(s.NotClosed), len(s.Locked))
+	if len(s.NotRun) > 0 {
+		fmt.Fprintf(w, ", %d not run", len(s.NotRun))
+	}
+	fmt.Fprintf(w, " (%d ms)\n", s.DurationMS)
+	for _, l := range []struct {
+		what  string
+		parts []string
+		next  string
+	}{
+		{"failed", s.Failed, "fix the cause and rerun the same backfill: it loads only what is missing"},
+		{"not closed", s.NotClosed, "rerun once they close, or pass --allow-open"},
+		{"locked", s.Locked, "another run held them; rerun the backfill"},
+		{"not run", s.NotRun, "the backfill stopped before them"},
+	} {
+		if len(l.parts) > 0 {
+			fmt.Fprintf(w, "  %s: %s (%s)\n", l.what, strings.Join(l.parts, ", "), l.next)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/idemdata/idem"
+)
+
+// ExitStatus is `idem status`'s exit when some partition of the range is
+// missing, failed or loaded while open: a scheduler's check task fails on it.
+const ExitStatus = 3
+
+// statusSummary is the last line of `idem status --json`.
+type statusSummary struct {
+	Summary    bool     `json:"summary"`
+	Job        string   `json:"job"`
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+	Partitions int      `json:"partitions"`
+	Missing    []string `json:"missing"`
+	Failed     []string `json:"failed"`
+	Open       []string `json:"open"`
+	ExitCode   int      `json:"exit_code"`
+}
+
+func newStatusCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		from, to    string
+		asJSON      bool
+		lockTimeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "status JOB.yaml [--from D1 --to D2]",
+		Short: "Show what the ledger holds for each partition: loaded, missing, failed or open",
+		Long: `Show, from the target's ledger, one line per partition: its state, the last committed
+run (rows, checksum, run id, whether it was loaded while open, when it finished) and its last
+failed attempt (recorded in idem_failures) with whether a later run fixed it. The range is
+--from..--to (both included), or else every partition between the first and the last the
+ledger knows, so the gaps (partitions never loaded) show.
+
+States: loaded; open (loaded while open and not confirmed since it closed: run it again once
+it is closed); failed (the latest attempt failed; the partition keeps what the last committed
+run wrote, if any); missing (never loaded).
+
+Exit: 0 when every partition of the range is loaded and closed; 3 when some are missing,
+failed or open (or nothing is recorded); 2 for a usage or job file error. status writes
+nothing.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (from == "") != (to == "") {
+				return &exitError{ExitUsage, fmt.Errorf("give both --from and --to, or neither")}
+			}
+			j, err := idem.Load(args[0])
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			s, err := idem.ReadStatus(cmd.Context(), j, from, to, lockTimeout)
+			if err != nil {
+				return &exitError{exitCode(err), err}
+			}
+			code := ExitOK
+			if !s.OK() {
+				code = ExitStatus
+			}
+			printStatus(stdout, s, code, asJSON)
+			if code != ExitOK {
+				return &exitError{code, errQuiet}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&from, "from", "", "the first partition to report (included)")
+	f.StringVar(&to, "to", "", "the last partition to report (included)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition, then one summary object")
+	f.DurationVar(&lockTimeout, "lock-timeout", time.Minute, "how long to wait for a DuckDB file another process holds")
+	return cmd
+}
+
+func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
+	if asJSON {
+		for _, p := range s.Partitions {
+			b, _ := json.Marshal(p)
+			fmt.Fprintf(w, "%s\n", b)
+		}
+		sum := statusSummary{Summary: true, Job: s.Job, From: s.From, To: s.To, Partitions: len(s.Partitions),
+			Missing: orEmpty(s.Missing), Failed: orEmpty(s.Failed), Open: orEmpty(s.Open), ExitCode: code}
+		b, _ := json.Marshal(sum)
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	if len(s.Partitions) == 0 {
+		fmt.Fprintf(w, "%s: no runs recorded\n", s.Job)
+		return
+	}
+	for _, p := range s.Partitions {
+		line := fmt.Sprintf("%s  %-7s", p.Partition, p.State)
+		if p.RunID != "" {
+			open := "closed"
+			if p.LoadedOpen {
+				open = "loaded while open"
+			}
+			line += fmt.Sprintf("  %d rows  checksum %s  run %s  %s  finished %s", p.RowCount, p.Checksum, short(p.RunID), open, p.FinishedAt)
+		}
+		if f := p.LastFailure; f != nil {
+			what := "last failure"
+			if f.Fixed {
+				what = "fixed failure"
+			}
+			run := "before its run id was known"
+			if f.RunID != "" {
+				run = "run " + short(f.RunID)
+			}
+			line += fmt.Sprintf("  %s %s (%s): %s", what, f.FailedAt, run, oneLine(f.Error))
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	fmt.Fprintf(w, "%s %s..%s: %d partitions, %d loaded, %d missing, %d failed, %d open\n", s.Job, s.From, s.To,
+		len(s.Partitions), len(s.Partitions)-len(s.Missing)-len(s.Failed)-len(s.Open), len(s.Missing), len(s.Failed), len(s.Open))
+	for _, l := range []struct {
+		what  string
+		parts []string
+		next  string
+	}{
+		{"missing", s.Missing, "idem backfill loads them"},
+		{"failed", s.Failed, "fix the cause and run them again"},
+		{"open", s.Open, "loaded while open: run them again once closed to confirm"},
+	} {
+		if len(l.parts) > 0 {
+			fmt.Fprintf(w, "  %s: %s (%s)\n", l.what, strings.Join(l.parts, ", "), l.next)
+		}
+	}
+}
+
+func orEmpty(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// oneLine keeps a multi-line error on its partition's line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,161 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// Failure is one row of idem_failures: the last failed attempt of a run id
+// of a partition. It is written outside the run's (rolled back)
+// transaction, best effort, so that `idem status` can show failed attempts,
+// which idem_runs never holds.
+type Failure struct {
+	Job       string
+	Partition string
+	// RunID is "" when the run failed before its input was fingerprinted
+	// (no file matched, say).
+	RunID string
+	// Seq orders the failures of one (job, partition).
+	Seq int64
+	// AfterRunSeq is the partition's latest idem_runs seq when the attempt
+	// failed (0: none). A committed run with a greater seq came later and
+	// fixed it: comparing sequence numbers needs no clock.
+	AfterRunSeq int64
+	Error       string
+	FailedAt    time.Time
+	IdemVersion string
+}
+
+// FailureColumns of idem_failures, in the order failureFields binds them.
+var FailureColumns = []string{"job", "partition", "run_id", "seq", "after_run_seq", "error", "failed_at", "idem_version"}
+
+func (f *Failure) fields() []any {
+	return []any{&f.Job, &f.Partition, &f.RunID, &f.Seq, &f.AfterRunSeq, &f.Error, &f.FailedAt, &f.IdemVersion}
+}
+
+// FailuresTable is idem_failures, next to idem_runs.
+func FailuresTable(db engine.DB) engine.Table {
+	return engine.Table{Schema: db.LedgerTable().Schema, Name: "idem_failures"}
+}
+
+// failuresDDL uses types both engines spell alike. The table is created on
+// the first failure, not with idem_runs, so a run that succeeds executes
+// no extra statement.
+func failuresDDL(d engine.Dialect, t engine.Table) string {
+	return fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  %s VARCHAR NOT NULL,
+  %s VARCHAR NOT NULL,
+  %s VARCHAR NOT NULL,
+  %s BIGINT NOT NULL,
+  %s BIGINT NOT NULL,
+  %s VARCHAR NOT NULL,
+  %s TIMESTAMPTZ NOT NULL,
+  %s VARCHAR NOT NULL,
+  PRIMARY KEY (%s, %s, %s)
+)`, d.Table(t), d.Ident("job"), d.Ident("partition"), d.Ident("run_id"), d.Ident("seq"), d.Ident("after_run_seq"),
+		d.Ident("error"), d.Ident("failed_at"), d.Ident("idem_version"), d.Ident("job"), d.Ident("partition"), d.Ident("run_id"))
+}
+
+// tableExists reports whether t exists.
+func tableExists(ctx context.Context, q engine.Querier, db engine.DB, t engine.Table) (bool, error) {
+	query, args := db.Statements().TableExists(t)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
+// RecordFailure writes f, replacing the failure of the same run id: a
+// retry that fails again overwrites its own row. Call it outside the run's
+// transaction (after the rollback), so the record survives it.
+func RecordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) error {
+	d := db.Dialect()
+	t := FailuresTable(db)
+	if _, err := q.ExecContext(ctx, failuresDDL(d, t)); err != nil {
+		// Two first failures at once on a server can race to create it;
+		// the loser finds the winner's table.
+		if ok, e := tableExists(ctx, q, db, t); e != nil || !ok {
+			return fmt.Errorf("creating %s: %w", t.Name, err)
+		}
+	}
+	runSeq := fmt.Sprintf("SELECT coalesce(max(%s), 0) FROM %s WHERE %s = %s AND %s = %s",
+		d.Ident("seq"), d.Table(db.LedgerTable()), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	if err := q.QueryRowContext(ctx, runSeq, f.Job, f.Partition).Scan(&f.AfterRunSeq); err != nil {
+		return fmt.Errorf("recording the failure: %w", err)
+	}
+	seq := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1 FROM %s WHERE %s = %s AND %s = %s",
+		d.Ident("seq"), d.Table(t), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	if err := q.QueryRowContext(ctx, seq, f.Job, f.Partition).Scan(&f.Seq); err != nil {
+		return fmt.Errorf("recording the failure: %w", err)
+	}
+	args := make([]any, len(FailureColumns))
+	for i, p := range f.fields() {
+		args[i] = deref(p)
+	}
+	if _, err := q.ExecContext(ctx, db.Statements().Upsert(t, FailureColumns, []string{"job", "partition", "run_id"}), args...); err != nil {
+		return fmt.Errorf("recording the failure: %w", err)
+	}
+	return nil
+}
+
+// LastFailures returns, per partition of job, its latest recorded failure
+// (none when idem_failures does not exist), by partition.
+func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job string) (map[string]Failure, error) {
+	t := FailuresTable(db)
+	if ok, err := tableExists(ctx, q, db, t); err != nil || !ok {
+		return nil, err
+	}
+	d := db.Dialect()
+	cols := make([]string, len(FailureColumns))
+	for i, c := range FailureColumns {
+		cols[i] = d.Ident(c)
+	}
+	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s ORDER BY %s, %s",
+		strings.Join(cols, ", "), d.Table(t), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
+	rows, err := q.QueryContext(ctx, query, job)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", t.Name, err)
+	}
+	defer rows.Close()
+	out := map[string]Failure{}
+	for rows.Next() {
+		var f Failure
+		if err := rows.Scan(f.fields()...); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", t.Name, err)
+		}
+		out[f.Partition] = f // ordered by seq: the last one wins
+	}
+	return out, rows.Err()
+}
+
+// LastRuns returns, per partition of job, its latest committed run (none
+// when idem_runs does not exist yet). Reading never creates the ledger.
+func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (map[string]Entry, error) {
+	if ok, err := tableExists(ctx, q, db, db.LedgerTable()); err != nil || !ok {
+		return nil, err
+	}
+	d := db.Dialect()
+	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s ORDER BY %s, %s",
+		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
+	rows, err := q.QueryContext(ctx, query, job)
+	if err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]Entry{}
+	for rows.Next() {
+		var e Entry
+		if err := rows.Scan(e.fields()...); err != nil {
+			return nil, fmt.Errorf("reading the ledger: %w", err)
+		}
+		out[e.Partition] = e
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,147 @@
+package idem
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
+)
+
+// Partition states in a status report.
+const (
+	StateLoaded  = "loaded"  // last run committed, partition closed when it ran
+	StateOpen    = "open"    // last run committed while the partition was open, not confirmed since
+	StateFailed  = "failed"  // the latest attempt failed after the last committed run (if any)
+	StateMissing = "missing" // never loaded
+)
+
+// PartitionStatus is one partition as the ledger knows it.
+type PartitionStatus struct {
+	Partition string `json:"partition"`
+	State     string `json:"state"`
+	// LastAction is the latest attempt's outcome: loaded or failed ("" when
+	// missing and never tried).
+	LastAction string `json:"last_action"`
+	// The last committed run, when there is one.
+	RowCount   int64  `json:"row_count"`
+	Checksum   string `json:"checksum"`
+	RunID      string `json:"run_id"`
+	LoadedOpen bool   `json:"loaded_open"`
+	FinishedAt string `json:"finished_at,omitempty"`
+	// LastFailure is the partition's latest failed attempt, with Fixed
+	// true when a run committed after it.
+	LastFailure *FailureStatus `json:"last_failure,omitempty"`
+}
+
+// FailureStatus is a recorded failed attempt.
+type FailureStatus struct {
+	RunID    string `json:"run_id"`
+	Error    string `json:"error"`
+	FailedAt string `json:"failed_at"`
+	Fixed    bool   `json:"fixed"`
+}
+
+// Status is a job's partitions in a range, from its ledger.
+type Status struct {
+	Job string
+	// From and To are the range looked at: as given, or the first and last
+	// partition the ledger knows ("" when it knows none).
+	From, To   string
+	Partitions []PartitionStatus
+	// Missing, Failed and Open name the partitions in those states.
+	Missing, Failed, Open []string
+}
+
+// OK reports whether every partition of the range is loaded and closed.
+func (s *Status) OK() bool {
+	return len(s.Partitions) > 0 && len(s.Missing)+len(s.Failed)+len(s.Open) == 0
+}
+
+// ReadStatus reads the ledger (idem_runs and idem_failures) of j's target
+// for partitions from..to, both included, or, when both are "", for every
+// partition between the first and the last the ledger knows. It writes
+// nothing and creates no ledger.
+func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.Duration) (*Status, error) {
+	var windows []job.Window
+	if from != "" || to != "" {
+		var err error
+		if windows, err = j.Range(from, to); err != nil {
+			return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
+		}
+	}
+	db, err := Open(ctx, j.Target.URL, j.Dir, lockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	runs, err := ledger.LastRuns(ctx, db.Conn(), db, j.Name)
+	if err != nil {
+		return nil, err
+	}
+	failures, err := ledger.LastFailures(ctx, db.Conn(), db, j.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	s := &Status{Job: j.Name, From: from, To: to}
+	var labels []string
+	if windows == nil {
+		// The span of what the ledger knows; labels sort as their times.
+		known := map[string]bool{}
+		for p := range runs {
+			known[p] = true
+		}
+		for p := range failures {
+			known[p] = true
+		}
+		for p := range known {
+			labels = append(labels, p)
+		}
+		slices.Sort(labels)
+		if len(labels) > 0 {
+			if ws, err := j.Range(labels[0], labels[len(labels)-1]); err == nil {
+				labels = labels[:0]
+				for _, w := range ws {
+					labels = append(labels, w.Label)
+				}
+			}
+			s.From, s.To = labels[0], labels[len(labels)-1]
+		}
+	} else {
+		for _, w := range windows {
+			labels = append(labels, w.Label)
+		}
+	}
+	for _, p := range labels {
+		ps := PartitionStatus{Partition: p, State: StateMissing}
+		e, loaded := runs[p]
+		if loaded {
+			ps.State, ps.LastAction = StateLoaded, StateLoaded
+			ps.RowCount, ps.Checksum, ps.RunID = e.RowCount, e.Checksum, e.RunID
+			ps.LoadedOpen = !e.PartitionClosed
+			ps.FinishedAt = e.FinishedAt.UTC().Format(time.RFC3339)
+			if ps.LoadedOpen {
+				ps.State = StateOpen
+			}
+		}
+		if f, ok := failures[p]; ok {
+			fixed := loaded && e.Seq > f.AfterRunSeq
+			ps.LastFailure = &FailureStatus{RunID: f.RunID, Error: f.Error, FailedAt: f.FailedAt.UTC().Format(time.RFC3339), Fixed: fixed}
+			if !fixed {
+				ps.State, ps.LastAction = StateFailed, StateFailed
+			}
+		}
+		switch ps.State {
+		case StateMissing:
+			s.Missing = append(s.Missing, p)
+		case StateFailed:
+			s.Failed = append(s.Failed, p)
+		case StateOpen:
+			s.Open = append(s.Open, p)
+		}
+		s.Partitions = append(s.Partitions, ps)
+	}
+	return s, nil
+}
