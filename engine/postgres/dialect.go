@@ -116,13 +116,23 @@ func lockKey(parts ...string) int64 {
 func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {
 	stmts := []string{fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", lockKey("idem", "create", target.Schema, target.Name))}
 	if target.Schema != "" {
-		stmts = append(stmts, "CREATE SCHEMA IF NOT EXISTS "+d.Ident(target.Schema))
+		stmts = append(stmts, ifNotCreated("CREATE SCHEMA IF NOT EXISTS "+d.Ident(target.Schema)))
 	}
 	extra := ""
 	if loadedAt != "" {
 		extra = ", CAST(NULL AS TIMESTAMPTZ) AS " + d.Ident(loadedAt)
 	}
-	return append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s WITH NO DATA", d.Table(target), extra, d.Ident(stage)))
+	return append(stmts, ifNotCreated(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s WITH NO DATA", d.Table(target), extra, d.Ident(stage))))
+}
+
+// ifNotCreated runs a CREATE … IF NOT EXISTS that a concurrent first run of
+// another partition may have just committed: after waiting for its lock, a
+// session's catalog cache can still miss it (an advisory lock does not
+// refresh the cache), so IF NOT EXISTS goes ahead and hits the catalog's
+// unique index. The object exists then, which is all the run needs; the
+// handler's savepoint keeps the run's transaction usable.
+func ifNotCreated(stmt string) string {
+	return "DO $idem$ BEGIN\n" + stmt + ";\nEXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;\nEND $idem$"
 }
 
 // AddColumn adds a nullable column with the staged column's exact type

@@ -50,9 +50,15 @@ SELECT count(*) FROM "idem_stage_dedup";
 
 SELECT pg_advisory_xact_lock(-4284044477251941855);
 
+DO $idem$ BEGIN
 CREATE SCHEMA IF NOT EXISTS "sales";
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
 
+DO $idem$ BEGIN
 CREATE TABLE IF NOT EXISTS "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" WITH NO DATA;
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
 
 SELECT * FROM "sales"."orders" LIMIT 0;
 

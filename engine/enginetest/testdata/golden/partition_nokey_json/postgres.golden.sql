@@ -42,7 +42,10 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT pg_advisory_xact_lock(1611324171427861706);
 
+DO $idem$ BEGIN
 CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
 
 SELECT * FROM "events" LIMIT 0;
 

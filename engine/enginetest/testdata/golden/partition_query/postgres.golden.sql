@@ -46,7 +46,10 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT pg_advisory_xact_lock(-7184785763449056802);
 
+DO $idem$ BEGIN
 CREATE TABLE IF NOT EXISTS "daily_orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
 
 SELECT * FROM "daily_orders" LIMIT 0;
 
