@@ -38,6 +38,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, typeCases...)
 	cases = append(cases, noSilentCases...)
 	cases = append(cases, oneWriterCases...)
+	cases = append(cases, backfillCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
