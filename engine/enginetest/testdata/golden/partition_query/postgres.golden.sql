@@ -40,7 +40,7 @@ SELECT * FROM "idem_stage" LIMIT 0;
 
 SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "idem_stage";
 
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
+SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
 SELECT count(*) FROM "idem_stage";
 
@@ -61,9 +61,9 @@ INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT
 
 SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
-SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
+SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = EXCLUDED."seq", "input_fingerprint" = EXCLUDED."input_fingerprint", "definition_hash" = EXCLUDED."definition_hash", "strategy" = EXCLUDED."strategy", "rows_in" = EXCLUDED."rows_in", "rows_deduped" = EXCLUDED."rows_deduped", "rows_out_of_window" = EXCLUDED."rows_out_of_window", "inserted" = EXCLUDED."inserted", "updated" = EXCLUDED."updated", "deleted" = EXCLUDED."deleted", "skipped_older" = EXCLUDED."skipped_older", "row_count" = EXCLUDED."row_count", "checksum" = EXCLUDED."checksum", "partition_closed" = EXCLUDED."partition_closed", "started_at" = EXCLUDED."started_at", "finished_at" = EXCLUDED."finished_at", "idem_version" = EXCLUDED."idem_version", "target_table" = EXCLUDED."target_table";
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
 
 DROP TABLE IF EXISTS "idem_stage";
 
