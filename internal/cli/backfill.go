@@ -91,7 +91,7 @@ or job file error.`,
 			}
 			var prog *progress
 			if !asJSON && isTerminal(stderr) {
-				prog = newBackfillProgress(stderr, len(windows))
+				prog = newBackfillProgress(stderr, len(windows), progressThrottle)
 			}
 			began := time.Now()
 			sum := backfillSummary{Summary: true, Job: j.Name, From: from, To: to, Partitions: len(windows)}

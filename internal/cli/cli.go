@@ -120,7 +120,7 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Comm
 			}
 			var prog *progress
 			if !asJSON && isTerminal(stderr) {
-				prog = newRunProgress(stderr)
+				prog = newRunProgress(stderr, progressThrottle)
 			}
 			results, err := idem.Run(cmd.Context(), j, idem.Options{
 				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,

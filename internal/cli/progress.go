@@ -28,7 +28,10 @@ type progress struct {
 
 // newBackfillProgress counts partitions done of total, with the rows
 // loaded, the rate and the time left.
-func newBackfillProgress(w io.Writer, total int) *progress {
+// progressThrottle bounds how often the display is redrawn.
+const progressThrottle = 100 * time.Millisecond
+
+func newBackfillProgress(w io.Writer, total int, throttle time.Duration) *progress {
 	return &progress{bar: progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("backfill"),
@@ -37,7 +40,7 @@ func newBackfillProgress(w io.Writer, total int) *progress {
 		progressbar.OptionSetItsString("partitions"),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(throttle),
 		progressbar.OptionClearOnFinish(),
 	)}
 }
@@ -45,13 +48,13 @@ func newBackfillProgress(w io.Writer, total int) *progress {
 // newRunProgress is a spinner for one run: the step, the input's size and,
 // once staged, its rows. (The bytes are the input's size: the database
 // reads the files itself and reports nothing while it does.)
-func newRunProgress(w io.Writer) *progress {
+func newRunProgress(w io.Writer, throttle time.Duration) *progress {
 	return &progress{bar: progressbar.NewOptions(-1,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("starting"),
 		progressbar.OptionSpinnerType(14),
 		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(throttle),
 		progressbar.OptionClearOnFinish(),
 	)}
 }
@@ -62,7 +65,7 @@ func (p *progress) partitionDone(rows int64) {
 	}
 	p.rows += rows
 	p.bar.Describe(fmt.Sprintf("backfill: %d rows", p.rows))
-	_ = p.bar.Add(1)
+	_ = p.bar.Add(1) // draws the new description too
 }
 
 // step shows a run's step.
