@@ -68,5 +68,3 @@ INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint
 DROP TABLE IF EXISTS "idem_stage";
 
 DROP TABLE IF EXISTS "idem_stage_dedup";
-
-DROP TABLE IF EXISTS "idem_merge_plan";

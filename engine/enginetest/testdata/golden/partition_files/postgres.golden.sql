@@ -79,5 +79,3 @@ INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fi
 DROP TABLE IF EXISTS "idem_stage";
 
 DROP TABLE IF EXISTS "idem_stage_dedup";
-
-DROP TABLE IF EXISTS "idem_merge_plan";

@@ -64,7 +64,3 @@ SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "
 INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
 
 DROP TABLE IF EXISTS "idem_stage";
-
-DROP TABLE IF EXISTS "idem_stage_dedup";
-
-DROP TABLE IF EXISTS "idem_merge_plan";
