@@ -116,8 +116,16 @@ or job file error.`,
 				},
 			})
 			prog.finish()
-			if b == nil {
-				return &exitError{exitCode(err), err}
+			if b == nil { // the target could not be opened: nothing ran
+				code := exitCode(err)
+				if asJSON {
+					for _, w := range windows {
+						sum.NotRun = append(sum.NotRun, w.Label)
+					}
+					sum.ExitCode, sum.DurationMS = code, time.Since(began).Milliseconds()
+					printBackfillSummary(stdout, sum, true)
+				}
+				return &exitError{code, err}
 			}
 			sum.Failed, sum.NotClosed, sum.Locked, sum.NotRun, sum.Workers = b.Failed, b.NotClosed, b.Locked, b.NotRun, b.Workers
 			sum.DurationMS = time.Since(began).Milliseconds()

@@ -143,3 +143,40 @@ ev 2026-11-27..2026-12-01: 5 partitions, 2 loaded, 2 missing, 1 failed, 0 open
 	code, _, _ = run(t, "status", path, "--from", "2026-12-01", "--to", "2026-12-01")
 	require.Equal(t, 0, code)
 }
+
+// A target that cannot be opened still ends --json with a summary, every
+// partition not run.
+func TestBackfillJSONTargetUnusable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: ev\ntarget:\n  url: duckdb:not-a-dir/x/t.duckdb\n  table: ev\nsource:\n  files: e.csv\nstrategy: partition\npartition:\n  column: day\n"), 0o644))
+	code, out, errOut := run(t, "backfill", path, "--from", "2026-11-27", "--to", "2026-11-28", "--json")
+	require.Equal(t, 1, code, errOut)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &sum), out)
+	require.Equal(t, []any{"2026-11-27", "2026-11-28"}, sum["not_run"])
+	require.EqualValues(t, 1, sum["exit_code"])
+}
+
+// A job file error, which every partition would hit, stops the backfill:
+// exit 2, the partitions after it not run.
+func TestBackfillStopsOnJobError(t *testing.T) {
+	t.Parallel()
+	path := eventsJob(t)
+	code, _, errOut := run(t, "run", path, "--date", "2026-11-27", "--as-of", "2026-12-02T00:00:00Z")
+	require.Equal(t, 0, code, errOut)
+	other := filepath.Join(filepath.Dir(path), "other.yaml")
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(text), "job: ev", "job: ev2", 1)), 0o644))
+
+	code, out, errOut := run(t, "backfill", other, "--from", "2026-11-27", "--to", "2026-11-28", "--as-of", "2026-12-02T00:00:00Z", "--json")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, `is loaded by job "ev"`)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
+	require.Equal(t, []any{"2026-11-28"}, sum["not_run"])
+	require.EqualValues(t, 2, sum["exit_code"])
+}
