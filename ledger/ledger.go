@@ -58,6 +58,21 @@ func (e *Entry) fields() []any {
 	}
 }
 
+// Exists reports whether idem_runs exists. Until a run commits there is
+// none: a run that is refused must leave no trace, so the ledger is created
+// inside the first run's transaction (Ensure) and a missing ledger means no
+// previous run.
+func Exists(ctx context.Context, q engine.Querier, db engine.DB) (bool, error) {
+	query, args := db.Statements().TableExists(db.LedgerTable())
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return false, fmt.Errorf("looking for the ledger table: %w", err)
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
 // Ensure creates idem_runs if it does not exist.
 func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
 	for _, ddl := range db.Statements().LedgerDDL(db.LedgerTable()) {

@@ -122,10 +122,6 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 	if err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 	}
-	s := &session{q: db.Conn(), rec: opts.Record, log: opts.Logger}
-	if err := ledger.Ensure(ctx, db, s); err != nil {
-		return nil, err
-	}
 	var results []Result
 	for _, w := range windows {
 		r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
@@ -158,6 +154,7 @@ type run struct {
 
 	// What the steps learn, in order.
 	table      string          // the target, quoted
+	ledger     bool            // idem_runs exists
 	exists     bool            // the target table exists
 	targetCols []engine.Column // its columns
 	staged     bool            // the input was read into stageTable
@@ -203,6 +200,12 @@ func (r *run) do(ctx context.Context) (err error) {
 	}()
 	r.s = &session{q: tx, rec: r.opts.Record, log: r.log}
 	r.table = r.d.Table(engine.Table(j.Table()))
+
+	// Looked up under the lock: a run of this partition that just
+	// committed may have created it.
+	if r.ledger, err = ledger.Exists(ctx, r.s, r.db); err != nil {
+		return err
+	}
 
 	if r.exists, err = r.tableExists(ctx); err != nil {
 		return err
@@ -287,6 +290,14 @@ func (r *run) do(ctx context.Context) (err error) {
 		return err
 	}
 
+	// The ledger is created only now, with the run's data: everything a
+	// run can refuse has been checked by here, and a refused run leaves no
+	// ledger behind.
+	if !r.ledger {
+		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
+			return err
+		}
+	}
 	if err := ledger.Write(ctx, r.s, r.db, r.entry(startedAt, closed)); err != nil {
 		return err
 	}
@@ -405,7 +416,7 @@ func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 	j := r.job
 	r.res.InputFingerprint = fingerprint
 	r.res.RunID = source.RunID(j.Name, r.w.Label, j.DefinitionHash(), fingerprint)
-	if r.opts.Force {
+	if r.opts.Force || !r.ledger {
 		return false, nil
 	}
 	if j.Strategy == job.StrategyMerge {

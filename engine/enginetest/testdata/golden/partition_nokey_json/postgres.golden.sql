@@ -1,3 +1,27 @@
+SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
+
+SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
+
+-- load $DIR/in/events.jsonl into "idem_stage";
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT pg_advisory_xact_lock(1611324171427861706);
+
+CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
+
+SELECT * FROM "events" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') FROM "idem_stage";
+
+DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+
+INSERT INTO "events" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("ts", "kind", "n"), 0)), 0) AS TEXT) FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+
 DO $idem$ BEGIN
 PERFORM pg_advisory_xact_lock(1133864918205718213);
 CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
@@ -24,30 +48,6 @@ CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
   PRIMARY KEY ("job", "partition", "run_id")
 );
 END $idem$;
-
-SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
-
--- load $DIR/in/events.jsonl into "idem_stage";
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
-
-SELECT pg_advisory_xact_lock(1611324171427861706);
-
-CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
-
-SELECT * FROM "events" LIMIT 0;
-
-SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') FROM "idem_stage";
-
-DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
-
-INSERT INTO "events" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
-
-SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("ts", "kind", "n"), 0)), 0) AS TEXT) FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 

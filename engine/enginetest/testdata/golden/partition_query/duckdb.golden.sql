@@ -1,3 +1,29 @@
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+CREATE TEMP TABLE "idem_stage" AS SELECT CAST(created_at AS DATE) AS order_date, order_id, status, amount
+FROM raw_orders
+WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*), CAST(coalesce(sum(hash("order_date", "order_id", "status", "amount")), 0) AS VARCHAR) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage";
+
+CREATE TABLE "daily_orders" AS SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT * FROM "daily_orders" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
+
+DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT "order_date", "order_id", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+SELECT count(*), CAST(coalesce(sum(hash("order_date", "order_id", "status", "amount")), 0) AS VARCHAR) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" VARCHAR NOT NULL,
   "partition" VARCHAR NOT NULL,
@@ -21,32 +47,6 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "idem_version" VARCHAR NOT NULL,
   PRIMARY KEY ("job", "partition", "run_id")
 );
-
-SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
-
-CREATE TEMP TABLE "idem_stage" AS SELECT CAST(created_at AS DATE) AS order_date, order_id, status, amount
-FROM raw_orders
-WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*), CAST(coalesce(sum(hash("order_date", "order_id", "status", "amount")), 0) AS VARCHAR) FROM "idem_stage";
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
-
-SELECT count(*) FROM "idem_stage";
-
-CREATE TABLE "daily_orders" AS SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT * FROM "daily_orders" LIMIT 0;
-
-SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
-
-DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
-
-INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT "order_date", "order_id", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
-
-SELECT count(*), CAST(coalesce(sum(hash("order_date", "order_id", "status", "amount")), 0) AS VARCHAR) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 

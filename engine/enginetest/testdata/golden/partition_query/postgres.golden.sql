@@ -1,3 +1,31 @@
+SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
+
+SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
+
+CREATE TEMP TABLE "idem_stage" AS SELECT CAST(created_at AS DATE) AS order_date, order_id, status, amount
+FROM raw_orders
+WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT pg_advisory_xact_lock(-7184785763449056802);
+
+CREATE TABLE IF NOT EXISTS "daily_orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
+
+SELECT * FROM "daily_orders" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
+
+DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT "order_date", "order_id", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
 DO $idem$ BEGIN
 PERFORM pg_advisory_xact_lock(1133864918205718213);
 CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
@@ -24,34 +52,6 @@ CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
   PRIMARY KEY ("job", "partition", "run_id")
 );
 END $idem$;
-
-SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
-
-CREATE TEMP TABLE "idem_stage" AS SELECT CAST(created_at AS DATE) AS order_date, order_id, status, amount
-FROM raw_orders
-WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "idem_stage";
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
-
-SELECT count(*) FROM "idem_stage";
-
-SELECT pg_advisory_xact_lock(-7184785763449056802);
-
-CREATE TABLE IF NOT EXISTS "daily_orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
-
-SELECT * FROM "daily_orders" LIMIT 0;
-
-SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') FROM "idem_stage";
-
-DELETE FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
-
-INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT "order_date", "order_id", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
-
-SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
