@@ -654,14 +654,45 @@ func names(cols []engine.Column) []string {
 	return out
 }
 
+// ErrNotFound marks a table or column, named by the caller of
+// TableChecksum, that does not exist.
+var ErrNotFound = errors.New("does not exist")
+
 // TableChecksum is `idem checksum`: the row count and checksum of a table,
-// or of the rows where selects, leaving out the excluded columns.
+// or of the rows where selects, leaving out the excluded columns. where is
+// one SQL condition (engine.CheckExpression); it runs as the caller's SQL,
+// so for input that is not trusted open db with idem.OpenReadOnly, whose
+// connection cannot write. A missing table or excluded column is an error
+// wrapping ErrNotFound.
 func TableChecksum(ctx context.Context, db engine.DB, table engine.Table, where string, exclude []string) (int64, string, error) {
+	if where != "" {
+		if err := engine.CheckExpression(where); err != nil {
+			return 0, "", fmt.Errorf("the condition %w", err)
+		}
+		where = "(" + where + ")"
+	}
 	s := &session{q: db.Conn(), log: slog.New(slog.DiscardHandler)}
 	d := db.Dialect()
+	name := job.TableName(table).String()
 	cols, err := s.columns(ctx, d, d.Table(table))
 	if err != nil {
-		return 0, "", err
+		// Asked only now, so that a view still has a checksum.
+		q, args := db.Statements().TableExists(table)
+		rows, qerr := s.QueryContext(ctx, q, args...)
+		if qerr == nil {
+			found := rows.Next()
+			rows.Close()
+			if !found {
+				return 0, "", fmt.Errorf("table %s %w", name, ErrNotFound)
+			}
+		}
+		return 0, "", fmt.Errorf("reading the columns of %s: %w", name, err)
+	}
+	have := names(cols)
+	for _, x := range exclude {
+		if !slices.Contains(have, x) {
+			return 0, "", fmt.Errorf("excluded column %q of %s %w; its columns: %s", x, name, ErrNotFound, strings.Join(have, ", "))
+		}
 	}
 	var keep []engine.Column
 	for _, c := range cols {
