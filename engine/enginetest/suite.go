@@ -36,6 +36,8 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, formatCases...)
 	cases = append(cases, concurrentCases...)
 	cases = append(cases, typeCases...)
+	cases = append(cases, untouchedCases...)
+	cases = append(cases, readOnlyCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -293,11 +295,13 @@ func testMissingColumn(t *testing.T, h Harness) {
 	before := e.Checksum("", "_loaded_at")
 
 	bad := e.Job(strings.Replace(filesJob, "key: [order_id]", "key: [order_idd]", 1))
-	_, err := e.Run(bad, "2026-11-28", Force)
-	require.Error(t, err)
-	var je *job.Error
-	require.ErrorAs(t, err, &je)
-	require.Contains(t, err.Error(), `key[0]: column "order_idd" is not in the source`)
+	e.RequireUntouched(func() {
+		_, err := e.Run(bad, "2026-11-28", Force)
+		require.Error(t, err)
+		var je *job.Error
+		require.ErrorAs(t, err, &je)
+		require.Contains(t, err.Error(), `key[0]: column "order_idd" is not in the source`)
+	})
 	require.Equal(t, before, e.Checksum("", "_loaded_at"))
 }
 
