@@ -265,10 +265,12 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, v, mask)
 		}
 	}
-	// In free text a URL ends at white space: mask within each word.
+	// In free text a URL ends at white space: mask within each word that
+	// has an unmasked password. (A word with a masked one is left alone:
+	// the last '@' of a word can lie past the URL, in other text.)
 	words := strings.Fields(s)
 	for _, w := range words {
-		if strings.Contains(w, "://") {
+		if strings.Contains(w, "://") && !strings.Contains(w, ":"+mask+"@") {
 			if red := Redact(w); red != w {
 				s = strings.Replace(s, w, red, 1)
 			}

@@ -167,6 +167,11 @@ func TestRedactorKeepsOtherText(t *testing.T) {
 	require.Equal(t, "connecting to postgres://u:xxxxx@h/db: role \"me@corp\" does not exist",
 		r.String("connecting to postgres://u:xxxxx@h/db: role \"me@corp\" does not exist"))
 	require.Equal(t, "x xxxxx y", r.String("x longsecret y"))
+	// JSON with no white space after a masked URL keeps its structure.
+	require.Equal(t, `{"error":"postgres://u:xxxxx@h/db","job":"me@corp"}`,
+		r.String(`{"error":"postgres://u:xxxxx@h/db","job":"me@corp"}`))
+	// An unknown password in a URL is still masked.
+	require.Equal(t, "at postgres://v:xxxxx@h/db now", r.String("at postgres://v:other@h/db now"))
 	require.Equal(t, "user=u password=xxxxx host=h", r.String("user=u password=other host=h"))
 	var nilR *Redactor
 	require.Equal(t, "plain", nilR.String("plain"))
