@@ -54,6 +54,13 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 		return nil, err
 	}
 	results, err := runner.Run(ctx, db, j, opts)
+	// Driver text never holds the password by construction; this is the
+	// second line, for library users who print errors themselves.
+	red := job.NewRedactor(j.Target.URL)
+	err = red.Error(err)
+	for i := range results {
+		results[i].Error = red.String(results[i].Error)
+	}
 	// A run that committed nothing to a database file it created (a
 	// refused job, a failed or skipped run) removes the file again: exit 2
 	// promises nothing was touched, and a new target left unchanged is no
@@ -80,7 +87,8 @@ func (e targetError) Unwrap() error      { return e.error }
 // Open opens a target URL. A relative DuckDB path resolves against dir (the
 // job file's folder), so a job runs the same from any working directory.
 func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engine.DB, error) {
-	return open(ctx, url, dir, lockTimeout, false)
+	db, err := open(ctx, url, dir, lockTimeout, false)
+	return db, job.NewRedactor(url).Error(err)
 }
 
 // OpenReadOnly opens an existing target so that nothing run on it can write
@@ -89,7 +97,8 @@ func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engi
 // does not exist is an error wrapping both ErrTarget and fs.ErrNotExist,
 // and is not created.
 func OpenReadOnly(ctx context.Context, url, dir string, lockTimeout time.Duration) (engine.DB, error) {
-	return open(ctx, url, dir, lockTimeout, true)
+	db, err := open(ctx, url, dir, lockTimeout, true)
+	return db, job.NewRedactor(url).Error(err)
 }
 
 func open(ctx context.Context, url, dir string, lockTimeout time.Duration, readOnly bool) (db engine.DB, err error) {
