@@ -38,6 +38,26 @@ func (ANSI) TimeLiteral(t time.Time, k TimeKind) string {
 	return "TIMESTAMPTZ '" + t.Format("2006-01-02 15:04:05-07:00") + "'"
 }
 
+// PartitionStart is the start of the partition (of unit hour, day or month)
+// that col's value falls in, as a date or a wall-clock timestamp: instants
+// are read in zone (UTC when ""). The unit and zone come from a validated
+// job, never from input data.
+func (ANSI) PartitionStart(col string, k TimeKind, unit, zone string) string {
+	if zone == "" {
+		zone = "UTC"
+	}
+	switch k {
+	case KindDate:
+		if unit == "day" {
+			return col
+		}
+		return "CAST(date_trunc('" + unit + "', " + col + ") AS DATE)"
+	case KindTimestampTZ:
+		col += " AT TIME ZONE '" + strings.ReplaceAll(zone, "'", "''") + "'"
+	}
+	return "date_trunc('" + unit + "', " + col + ")"
+}
+
 // Idents quotes a list of identifiers, comma-separated.
 func (a ANSI) Idents(names []string) string {
 	q := make([]string, len(names))

@@ -45,6 +45,9 @@ type FileInput struct {
 	Paths  []string
 	Format string            // csv | jsonl | parquet
 	Types  map[string]string // explicit column types by name
+	// Delim is a CSV file's delimiter, read from its header; quotes and
+	// escapes are the standard double quote.
+	Delim string
 	// Target is the table the staged rows go to (it may not exist yet). A
 	// loader may convert staged columns to the target's types, as an
 	// INSERT into it would.
@@ -67,6 +70,9 @@ type Dialect interface {
 	// TimeKindOf classifies a column type for partition windows; ok is false
 	// for types that are not dates or timestamps.
 	TimeKindOf(sqlType string) (k TimeKind, ok bool)
+	// PartitionStart is the start of the partition (unit hour, day or
+	// month) holding the quoted column col's value, instants read in zone.
+	PartitionStart(col string, k TimeKind, unit, zone string) string
 }
 
 // Statements returns the SQL text of the steps whose spelling differs
@@ -99,6 +105,9 @@ type StagingStatements interface {
 	Checksum(table string, cols []Column, where string) string
 	// TableExists selects one row if the table exists; args are bound.
 	TableExists(t Table) (string, []any)
+	// AddColumn adds stage's column c to target, nullable, with its staged
+	// type.
+	AddColumn(target Table, stage string, c Column) string
 }
 
 // Merge actions, as the merge plan's action column holds them.
@@ -156,14 +165,36 @@ type DB interface {
 	Statements() Statements
 	// Conn is the one connection a run uses: temporary tables live on it.
 	Conn() *sql.Conn
-	// Lock makes tx the only writer of (job, partition) until it ends,
+	// Lock makes tx the only writer of what scope covers until tx ends,
 	// waiting at most timeout; the caller calls release after tx has ended.
-	// It returns ErrLocked when the wait ran out. partition is "*" for a
-	// run that may write any partition (a merge).
-	Lock(ctx context.Context, tx *sql.Tx, job, partition string, timeout time.Duration) (release func(), err error)
+	// It returns an error wrapping ErrLocked when the wait ran out.
+	Lock(ctx context.Context, tx *sql.Tx, scope LockScope, timeout time.Duration) (release func(), err error)
+	// DefaultSchema is where an unqualified table name lives.
+	DefaultSchema() string
 	// LedgerTable is where idem_runs lives in this database.
 	LedgerTable() Table
 	Close() error
+}
+
+// LockScope is what a run writes: one partition of a table, or (Partition
+// "") any row of it. Locks are keyed on the table, not on the job, so two
+// jobs writing one table take turns too. A whole-table scope excludes every
+// partition scope of the table and the other way round; partition scopes
+// of one table exclude only each other's partition.
+type LockScope struct {
+	Table     Table // schema-qualified: the engine's default schema filled in
+	Partition string
+}
+
+func (s LockScope) String() string {
+	t := s.Table.Name
+	if s.Table.Schema != "" {
+		t = s.Table.Schema + "." + t
+	}
+	if s.Partition == "" {
+		return t + " (whole table)"
+	}
+	return t + " partition " + s.Partition
 }
 
 // FileLoader is an optional DB ability, found by type assertion: the engine

@@ -38,6 +38,9 @@ type Job struct {
 	Columns    map[string]string `yaml:"columns"`
 	LoadedAt   string            `yaml:"loaded_at"`
 	AllowEmpty bool              `yaml:"allow_empty"`
+	// OnSchemaChange decides what a source column the target lacks does:
+	// fail (default) or add_columns.
+	OnSchemaChange string `yaml:"on_schema_change"`
 
 	// Dir is the folder of the job file: relative paths resolve against it.
 	Dir string `yaml:"-"`
@@ -49,22 +52,57 @@ type Job struct {
 type Target struct {
 	URL   string `yaml:"url"`
 	Table string `yaml:"table"`
+	// SharedWith names other jobs allowed to write the same table. A table
+	// has one owning job unless its jobs say otherwise.
+	SharedWith StringList `yaml:"shared_with"`
 }
 
-// Source is exactly one of a query or a file glob.
+// Source is exactly one of a query or file globs.
 type Source struct {
-	Query  string `yaml:"query"`
-	Files  string `yaml:"files"`
-	Format string `yaml:"format"`
+	Query string `yaml:"query"`
+	// Files is one glob or a list of globs; a file matched twice is read
+	// once.
+	Files  StringList `yaml:"files"`
+	Format string     `yaml:"format"`
 }
+
+// HasFiles reports whether the source is files.
+func (s Source) HasFiles() bool { return len(s.Files) > 0 }
 
 // Partition describes how rows map onto partitions.
 type Partition struct {
-	Column      string   `yaml:"column"`
-	Grain       Grain    `yaml:"grain"`
-	Lookback    int      `yaml:"lookback"`
-	ClosedAfter Duration `yaml:"closed_after"`
-	Timezone    string   `yaml:"timezone"`
+	Column   string `yaml:"column"`
+	Grain    Grain  `yaml:"grain"`
+	Lookback int    `yaml:"lookback"`
+	// ClosedAfter is nil when the job does not say: a partition job's
+	// partitions then close at their end, and merge runs are never held
+	// back.
+	ClosedAfter *Duration `yaml:"closed_after"`
+	Timezone    string    `yaml:"timezone"`
+	// OutOfWindow is what rows outside the partition being run do: report
+	// (default: counted, listed per partition, not written) or fail.
+	OutOfWindow string `yaml:"out_of_window"`
+	// OnNull is what a row whose partition value is NULL does: fail
+	// (default) or skip (counted as out of window).
+	OnNull string `yaml:"on_null"`
+}
+
+// Out-of-window and NULL-partition policies.
+const (
+	OutOfWindowReport = "report"
+	OutOfWindowFail   = "fail"
+	OnNullFail        = "fail"
+	OnNullSkip        = "skip"
+	SchemaFail        = "fail"
+	SchemaAddColumns  = "add_columns"
+)
+
+// ClosedAfterOr returns closed_after, or def when the job does not give it.
+func (p Partition) ClosedAfterOr(def time.Duration) time.Duration {
+	if p.ClosedAfter == nil {
+		return def
+	}
+	return time.Duration(*p.ClosedAfter)
 }
 
 // Duration is a time.Duration written as "90m", "2h", "0s"; "1d" means 24h.
@@ -182,8 +220,17 @@ func (j *Job) applyDefaults() {
 	if j.Target.URL == "" {
 		j.Target.URL = "duckdb:warehouse.duckdb"
 	}
-	if j.Source.Files != "" && j.Source.Format == "" {
-		j.Source.Format = formatFromPath(j.Source.Files)
+	if j.Source.HasFiles() && j.Source.Format == "" {
+		j.Source.Format = formatFromPath(j.Source.Files[0])
+	}
+	if j.Partition.OutOfWindow == "" {
+		j.Partition.OutOfWindow = OutOfWindowReport
+	}
+	if j.Partition.OnNull == "" {
+		j.Partition.OnNull = OnNullFail
+	}
+	if j.OnSchemaChange == "" {
+		j.OnSchemaChange = SchemaFail
 	}
 }
 

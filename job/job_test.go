@@ -139,7 +139,8 @@ func TestParseValidPartitionJob(t *testing.T) {
 	require.Empty(t, j.Source.Files)
 	require.Empty(t, j.Source.Format, "format applies to files only")
 	require.Equal(t, StrategyPartition, j.Strategy)
-	require.Equal(t, Partition{Column: "order_date", Grain: GrainDay}, j.Partition)
+	zero := Duration(0)
+	require.Equal(t, Partition{Column: "order_date", Grain: GrainDay, ClosedAfter: &zero, OutOfWindow: OutOfWindowReport, OnNull: OnNullFail}, j.Partition)
 	require.Equal(t, StringList{"order_id"}, j.Key)
 	require.Equal(t, "updated_at", j.LatestBy)
 	require.Empty(t, j.DeleteWhen)
@@ -158,7 +159,7 @@ func TestParseValidMergeJob(t *testing.T) {
 	require.Equal(t, StrategyMerge, j.Strategy)
 	require.Equal(t, "postgres://idem:secret@db.example.com:5432/warehouse", j.Target.URL)
 	require.Equal(t, TableName{Name: "customers"}, j.Table())
-	require.Equal(t, "data/customers/{{ date }}/*.jsonl", j.Source.Files)
+	require.Equal(t, StringList{"data/customers/{{ date }}/*.jsonl"}, j.Source.Files)
 	require.Equal(t, "jsonl", j.Source.Format, "format from the file extension")
 	require.Equal(t, GrainDay, j.Partition.Grain, "grain defaults to day")
 	require.Equal(t, StringList{"customer_id", "region"}, j.Key)
@@ -172,7 +173,7 @@ func TestParseDefaults(t *testing.T) {
 	require.Equal(t, "duckdb:warehouse.duckdb", j.Target.URL, "target.url defaults to the embedded DuckDB")
 	require.Equal(t, "csv", j.Source.Format)
 	require.Zero(t, j.Partition.Lookback)
-	require.Zero(t, j.Partition.ClosedAfter)
+	require.Nil(t, j.Partition.ClosedAfter)
 	require.Empty(t, j.Partition.Timezone)
 	require.Empty(t, j.Key)
 }
@@ -557,14 +558,14 @@ func TestParseClosedAfter(t *testing.T) {
 		{"1d", 24 * time.Hour},
 		{"2d", 48 * time.Hour},
 		{"' 2d '", 48 * time.Hour},
-		{"~", 0},
+		{"~", -1}, // null: not given
 		{"${CLOSE:-3h}", 3 * time.Hour},
 	}
 	for _, tc := range tests {
 		t.Run(tc.value, func(t *testing.T) {
 			t.Parallel()
 			j := mustParse(t, header+partitionTail+"  closed_after: "+tc.value+"\n", noEnv)
-			require.Equal(t, tc.want, time.Duration(j.Partition.ClosedAfter))
+			require.Equal(t, tc.want, j.Partition.ClosedAfterOr(-1))
 		})
 	}
 }
@@ -776,7 +777,7 @@ allow_empty: ${EMPTY_OK}
 	require.Equal(t, "123", j.Name, "an expanded number stays a string where a string is expected")
 	require.Equal(t, "yes", j.Target.Table)
 	require.Equal(t, 3, j.Partition.Lookback, "an expanded number is a number where a number is expected")
-	require.Equal(t, 2*time.Hour, time.Duration(j.Partition.ClosedAfter))
+	require.Equal(t, 2*time.Hour, j.Partition.ClosedAfterOr(0))
 	require.True(t, j.AllowEmpty)
 
 	// The default form works in typed fields too.
@@ -978,10 +979,10 @@ func TestDefinitionHash(t *testing.T) {
 		{"latest_by", func(j *Job) { j.LatestBy = "version" }, true},
 		{"column type", func(j *Job) { j.Columns = map[string]string{"order_id": "INTEGER", "amount": "DECIMAL(12,2)"} }, true},
 		{"loaded_at", func(j *Job) { j.LoadedAt = "_ingested_at" }, true},
-		{"files instead of query", func(j *Job) { j.Source.Query, j.Source.Files, j.Source.Format = "", "x/*.csv", "csv" }, true},
+		{"files instead of query", func(j *Job) { j.Source.Query, j.Source.Files, j.Source.Format = "", StringList{"x/*.csv"}, "csv" }, true},
 		{"target url", func(j *Job) { j.Target.URL = "postgres://u:p@h/db" }, false},
 		{"lookback", func(j *Job) { j.Partition.Lookback = 7 }, false},
-		{"closed_after", func(j *Job) { j.Partition.ClosedAfter = Duration(6 * time.Hour) }, false},
+		{"closed_after", func(j *Job) { d := Duration(6 * time.Hour); j.Partition.ClosedAfter = &d }, false},
 		{"dir and path", func(j *Job) { j.Dir, j.Path = "/elsewhere", "/elsewhere/j.yaml" }, false},
 	}
 	for _, tc := range tests {

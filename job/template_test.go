@@ -215,6 +215,6 @@ func TestRenderPathOfParsedJob(t *testing.T) {
 	j := mustParse(t, validMergeJob, noEnv)
 	w, err := j.Window("2026-11-28")
 	require.NoError(t, err)
-	require.Equal(t, "data/customers/2026-11-28/*.jsonl", RenderPath(j.Source.Files, w))
-	require.False(t, strings.Contains(RenderPath(j.Source.Files, w), "{{"))
+	require.Equal(t, "data/customers/2026-11-28/*.jsonl", RenderPath(j.Source.Files[0], w))
+	require.False(t, strings.Contains(RenderPath(j.Source.Files[0], w), "{{"))
 }

@@ -54,9 +54,9 @@ func (j *Job) Validate() []Problem {
 
 	s := j.Source
 	switch {
-	case s.Query == "" && s.Files == "":
+	case s.Query == "" && !s.HasFiles():
 		add("source", "required: one of query or files")
-	case s.Query != "" && s.Files != "":
+	case s.Query != "" && s.HasFiles():
 		add("source", "give one of query or files, not both")
 	case s.Query != "":
 		if s.Format != "" {
@@ -66,15 +66,32 @@ func (j *Job) Validate() []Problem {
 			add("source.query", "%v", err)
 		}
 	default:
-		if err := checkTemplate(s.Files); err != nil {
-			add("source.files", "%v", err)
+		formats := map[string]bool{}
+		for i, f := range s.Files {
+			path := "source.files"
+			if len(s.Files) > 1 {
+				path = fmt.Sprintf("source.files[%d]", i)
+			}
+			if strings.TrimSpace(f) == "" {
+				add(path, "empty glob")
+				continue
+			}
+			if err := checkTemplate(f); err != nil {
+				add(path, "%v", err)
+			}
+			if ff := formatFromPath(f); ff != "" {
+				formats[ff] = true
+			}
 		}
 		switch s.Format {
 		case "csv", "jsonl", "parquet":
 		case "":
-			add("source.format", "required: cannot tell the format from %q (csv, jsonl or parquet)", s.Files)
+			add("source.format", "required: cannot tell the format from %q (csv, jsonl or parquet)", s.Files[0])
 		default:
 			add("source.format", "%q is not one of csv, jsonl, parquet", s.Format)
+		}
+		if len(formats) > 1 {
+			add("source.files", "the globs name more than one format; one job reads one format")
 		}
 	}
 
@@ -114,8 +131,36 @@ func (j *Job) Validate() []Problem {
 	case p.Lookback > maxLookback:
 		add("partition.lookback", "%d is more than %d partitions; use a backfill for long ranges", p.Lookback, maxLookback)
 	}
-	if p.ClosedAfter < 0 {
+	closedAfter := p.ClosedAfterOr(0)
+	if closedAfter < 0 {
 		add("partition.closed_after", "must not be negative")
+	}
+	// A glob reaching forward ({{ date + 1d }}: late rows in the next
+	// day's file) reads a file that is complete only after that much time
+	// past the partition's end: loading earlier would miss rows silently.
+	if j.Strategy == StrategyPartition && closedAfter >= 0 {
+		var reach time.Duration
+		for _, f := range s.Files {
+			reach = max(reach, templateReach(f))
+		}
+		if reach > closedAfter {
+			add("partition.closed_after", "source.files reads files up to %s past the partition's start, which are complete only after the partition ends; closed_after must be at least %s (it is %s)",
+				fmtDuration(reach), fmtDuration(reach), fmtDuration(closedAfter))
+		}
+	}
+	if !isOneOf(p.OutOfWindow, []string{OutOfWindowReport, OutOfWindowFail}) {
+		add("partition.out_of_window", "%q is not one of report, fail", p.OutOfWindow)
+	}
+	if !isOneOf(p.OnNull, []string{OnNullFail, OnNullSkip}) {
+		add("partition.on_null", "%q is not one of fail, skip", p.OnNull)
+	}
+	if !isOneOf(j.OnSchemaChange, []string{SchemaFail, SchemaAddColumns}) {
+		add("on_schema_change", "%q is not one of fail, add_columns", j.OnSchemaChange)
+	}
+	for i, o := range j.Target.SharedWith {
+		if !nameRE.MatchString(o) {
+			add(fmt.Sprintf("target.shared_with[%d]", i), "%q is not a job name", o)
+		}
 	}
 	if p.Timezone != "" {
 		if _, err := time.LoadLocation(p.Timezone); err != nil {
@@ -206,7 +251,7 @@ func (j *Job) DefinitionHash() string {
 		Job        string            `json:"job"`
 		Table      string            `json:"table"`
 		Query      string            `json:"query,omitempty"`
-		Files      string            `json:"files,omitempty"`
+		Files      any               `json:"files,omitempty"`
 		Format     string            `json:"format,omitempty"`
 		Strategy   string            `json:"strategy"`
 		Column     string            `json:"partition_column,omitempty"`
@@ -218,13 +263,33 @@ func (j *Job) DefinitionHash() string {
 		Columns    map[string]string `json:"columns,omitempty"`
 		LoadedAt   string            `json:"loaded_at,omitempty"`
 	}{
-		j.Idem, j.Name, j.Target.Table, j.Source.Query, j.Source.Files, j.Source.Format,
+		j.Idem, j.Name, j.Target.Table, j.Source.Query, filesForHash(j.Source.Files), j.Source.Format,
 		j.Strategy, j.Partition.Column, j.Partition.Grain, j.Partition.Timezone,
 		j.Key, j.LatestBy, j.DeleteWhen, j.Columns, j.LoadedAt,
 	}
 	b, _ := json.Marshal(def) // maps marshal with sorted keys
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
+}
+
+// filesForHash keeps the hash of a one-glob job what it was when files
+// could only be a string, so upgrading idem does not change run ids.
+func filesForHash(files []string) any {
+	switch len(files) {
+	case 0:
+		return nil
+	case 1:
+		return files[0]
+	}
+	return files
+}
+
+// fmtDuration prints whole days as "1d", else Go's form ("90m0s" → "1h30m0s").
+func fmtDuration(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
 }
 
 // TableName is a possibly schema-qualified table name.

@@ -21,6 +21,10 @@ var grainLayouts = map[Grain]string{
 	GrainMonth: "2006-01",
 }
 
+// Label names the partition starting at t (a wall-clock time in the job's
+// zone): 2026-11-28, 2026-11-28T13, 2026-11.
+func (g Grain) Label(t time.Time) string { return t.Format(grainLayouts[g]) }
+
 func (g Grain) valid() bool { _, ok := grainLayouts[g]; return ok }
 
 func (g Grain) add(t time.Time, n int) time.Time {
@@ -100,7 +104,19 @@ func (j *Job) Windows(date string) ([]Window, error) {
 // Closed reports whether the window is closed at asOf: its end plus
 // closed_after has passed.
 func (j *Job) Closed(w Window, asOf time.Time) bool {
-	return !asOf.Before(w.End.Add(time.Duration(j.Partition.ClosedAfter)))
+	return !asOf.Before(j.ClosesAt(w))
+}
+
+// ClosesAt is when the window closes: its end plus closed_after.
+func (j *Job) ClosesAt(w Window) time.Time {
+	return w.End.Add(j.Partition.ClosedAfterOr(0))
+}
+
+// HeldBackByClosure reports whether runs wait for their partition to close.
+// A merge's --date names the run rather than a slice of the table, so a
+// merge waits only when the job gives closed_after.
+func (j *Job) HeldBackByClosure() bool {
+	return j.Strategy != StrategyMerge || j.Partition.ClosedAfter != nil
 }
 
 func example(g Grain) string {

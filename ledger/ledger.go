@@ -36,6 +36,9 @@ type Entry struct {
 	StartedAt        time.Time
 	FinishedAt       time.Time
 	IdemVersion      string
+	// TargetTable is the schema-qualified table the run wrote: a table has
+	// one owning job unless its jobs declare otherwise.
+	TargetTable string
 }
 
 // Columns of idem_runs, in the order fields binds them.
@@ -43,7 +46,7 @@ var Columns = []string{
 	"job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy",
 	"rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted",
 	"skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
-	"idem_version",
+	"idem_version", "target_table",
 }
 
 // Key is the ledger's primary key: a forced rerun rewrites its own row.
@@ -54,26 +57,55 @@ func (e *Entry) fields() []any {
 		&e.Job, &e.Partition, &e.RunID, &e.Seq, &e.InputFingerprint, &e.DefinitionHash, &e.Strategy,
 		&e.RowsIn, &e.RowsDeduped, &e.RowsOutOfWindow, &e.Inserted, &e.Updated, &e.Deleted,
 		&e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
-		&e.IdemVersion,
+		&e.IdemVersion, &e.TargetTable,
 	}
 }
 
-// Exists reports whether idem_runs exists. Until a run commits there is
-// none: a run that is refused must leave no trace, so the ledger is created
-// inside the first run's transaction (Ensure) and a missing ledger means no
-// previous run.
-func Exists(ctx context.Context, q engine.Querier, db engine.DB) (bool, error) {
-	query, args := db.Statements().TableExists(db.LedgerTable())
-	rows, err := q.QueryContext(ctx, query, args...)
+// State reports whether idem_runs exists, and whether it is current (has
+// every column this version writes; a ledger from an older version lacks
+// some until Ensure adds them). Until a run commits there is no ledger: a
+// refused run must leave no trace, so the ledger is created (or brought up
+// to date) inside a run's transaction, and a missing ledger means no
+// previous run. The catalog is asked rather than the table, so the answer
+// costs no failed statement (which would abort a PostgreSQL transaction).
+func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current bool, err error) {
+	d, t := db.Dialect(), db.LedgerTable()
+	if t.Schema == "" {
+		t.Schema = db.DefaultSchema()
+	}
+	rows, err := q.QueryContext(ctx, fmt.Sprintf(
+		"SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = %s AND table_name = %s",
+		d.Placeholder(1), d.Placeholder(2)), t.Schema, t.Name)
 	if err != nil {
-		return false, fmt.Errorf("looking for the ledger table: %w", err)
+		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
 	}
 	defer rows.Close()
-	found := rows.Next()
-	return found, rows.Err()
+	have := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+		}
+		have[c] = true
+	}
+	if err := rows.Err(); err != nil {
+		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+	}
+	current = len(have) > 0
+	for _, c := range Columns {
+		current = current && have[c]
+	}
+	return len(have) > 0, current, nil
 }
 
-// Ensure creates idem_runs if it does not exist.
+// Exists reports whether idem_runs exists (see State).
+func Exists(ctx context.Context, q engine.Querier, db engine.DB) (bool, error) {
+	exists, _, err := State(ctx, q, db)
+	return exists, err
+}
+
+// Ensure creates idem_runs if it does not exist, and adds the columns an
+// older version's ledger lacks.
 func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
 	for _, ddl := range db.Statements().LedgerDDL(db.LedgerTable()) {
 		if _, err := q.ExecContext(ctx, ddl); err != nil {
@@ -121,6 +153,28 @@ func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, r
 		return nil, fmt.Errorf("reading the ledger: %w", err)
 	}
 	return &e, nil
+}
+
+// Owners returns the jobs other than job that have written table (as
+// "schema.name"), sorted.
+func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job string) ([]string, error) {
+	d := db.Dialect()
+	query := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s = %s AND %s <> %s ORDER BY 1",
+		d.Ident("job"), d.Table(db.LedgerTable()), d.Ident("target_table"), d.Placeholder(1), d.Ident("job"), d.Placeholder(2))
+	rows, err := q.QueryContext(ctx, query, table, job)
+	if err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var j string
+		if err := rows.Scan(&j); err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
 }
 
 // Write records e, giving it the next sequence number of its partition. Call

@@ -15,7 +15,10 @@ const actionColumn = "_idem_action"
 // merge inserts new keys and updates or deletes keys whose staged version
 // is strictly newer. An older or equal version changes nothing.
 func (r *run) merge(ctx context.Context) error {
-	if !r.staged {
+	if !r.staged || r.res.RowsIn == 0 {
+		if !r.job.AllowEmpty {
+			return r.emptyError(ctx)
+		}
 		return nil
 	}
 	if err := r.checkGeneratedKey(ctx); err != nil {

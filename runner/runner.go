@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -86,6 +87,20 @@ type Result struct {
 	InputFingerprint string `json:"input_fingerprint"`
 	DurationMS       int64  `json:"duration_ms"`
 	Error            string `json:"error,omitempty"`
+	// OutOfWindow lists, per partition, the input rows that belong to
+	// another partition and were not written by this run.
+	OutOfWindow []PartitionRows `json:"out_of_window,omitempty"`
+	// ClosesAt is when a not-closed partition closes (RFC 3339, UTC).
+	ClosesAt string `json:"closes_at,omitempty"`
+	// Reloaded says why a run whose input was already loaded loaded again:
+	// the partition had changed since (rows or checksum differ).
+	Reloaded string `json:"reloaded,omitempty"`
+}
+
+// PartitionRows is a count of rows that belong to one partition.
+type PartitionRows struct {
+	Partition string `json:"partition"`
+	Rows      int64  `json:"rows"`
 }
 
 // InputError is bad input: the run stopped before changing anything.
@@ -157,6 +172,8 @@ type run struct {
 	ledger     bool            // idem_runs exists
 	exists     bool            // the target table exists
 	targetCols []engine.Column // its columns
+	files      []string        // the input files, for locating bad rows
+	newCols    []engine.Column // input columns the target lacks (add_columns)
 	staged     bool            // the input was read into stageTable
 	stageCols  []engine.Column // the input's columns
 	src        string          // stageTable, or dedupTable when de-duplicated
@@ -177,9 +194,10 @@ func (r *run) crash(point string) {
 func (r *run) do(ctx context.Context) (err error) {
 	j, w := r.job, r.w
 	startedAt := r.opts.Now()
-	closed := j.Closed(w, r.opts.AsOf)
+	closed := !j.HeldBackByClosure() || j.Closed(w, r.opts.AsOf)
 	if !closed && !r.opts.AllowOpen {
 		r.res.Action = ActionNotClosed
+		r.res.ClosesAt = j.ClosesAt(w).UTC().Format(time.RFC3339)
 		return nil
 	}
 
@@ -187,7 +205,7 @@ func (r *run) do(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	release, err := r.db.Lock(ctx, tx, j.Name, r.lockScope(), r.opts.LockTimeout)
+	release, err := r.db.Lock(ctx, tx, r.lockScope(), r.opts.LockTimeout)
 	if err != nil {
 		tx.Rollback()
 		return err
@@ -200,10 +218,21 @@ func (r *run) do(ctx context.Context) (err error) {
 	}()
 	r.s = &session{q: tx, rec: r.opts.Record, log: r.log}
 	r.table = r.d.Table(engine.Table(j.Table()))
-
 	// Looked up under the lock: a run of this partition that just
-	// committed may have created it.
-	if r.ledger, err = ledger.Exists(ctx, r.s, r.db); err != nil {
+	// committed may have created it. A ledger of an older version is
+	// brought up to date in this transaction, so that it can be read; a
+	// refused run rolls that back too.
+	exists, current, err := ledger.State(ctx, r.s, r.db)
+	if err != nil {
+		return err
+	}
+	if exists && !current {
+		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
+			return err
+		}
+	}
+	r.ledger = exists
+	if err := r.checkOwner(ctx); err != nil {
 		return err
 	}
 
@@ -219,9 +248,18 @@ func (r *run) do(ctx context.Context) (err error) {
 	// Files are fingerprinted from their bytes before anything is read into
 	// the database, so a skipped run reads nothing.
 	var files []string
-	if j.Source.Files != "" {
-		if files, err = source.Files(j.Dir, job.RenderPath(j.Source.Files, w)); err != nil {
+	if j.Source.HasFiles() {
+		globs := make([]string, len(j.Source.Files))
+		for i, f := range j.Source.Files {
+			globs[i] = job.RenderPath(f, w)
+		}
+		if files, err = source.Files(j.Dir, globs); err != nil {
 			return err
+		}
+		r.files = files
+		if len(files) == 0 && !j.AllowEmpty {
+			return &InputError{Msg: fmt.Sprintf("no input: no file matches %s (in %s); nothing was loaded (set allow_empty: true if an empty delivery is normal)",
+				quoteAll(globs), j.Dir)}
 		}
 		fp, err := source.FingerprintFiles(files)
 		if err != nil {
@@ -244,7 +282,7 @@ func (r *run) do(ctx context.Context) (err error) {
 		}
 	default:
 		r.staged = false
-		r.log.Info("no input files", "glob", job.RenderPath(j.Source.Files, w))
+		r.log.Info("no input files; allow_empty accepts it")
 	}
 	r.crash(CrashAfterStage)
 
@@ -267,7 +305,15 @@ func (r *run) do(ctx context.Context) (err error) {
 		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
 			return err
 		}
-		if !r.exists {
+		if err := r.checkTypes(ctx); err != nil {
+			return err
+		}
+		if err := r.addColumns(ctx); err != nil {
+			return err
+		}
+		// An empty input creates no table: its columns have no types to
+		// give it (a header-only CSV reads as text).
+		if !r.exists && r.res.RowsIn > 0 {
 			for _, q := range r.st.CreateTableFrom(engine.Table(j.Table()), stageTable, j.LoadedAt) {
 				if _, err := r.s.exec(ctx, q); err != nil {
 					return fmt.Errorf("creating %s: %w", j.Target.Table, err)
@@ -313,21 +359,72 @@ func (r *run) do(ctx context.Context) (err error) {
 	return nil
 }
 
-// lockScope is what a run's lock covers. A partition run writes only its
-// partition; a merge writes anywhere in the table, so merge runs of one job
-// take turns whatever partition names them (on a server engine two
-// concurrent merges could both insert one new key).
-func (r *run) lockScope() string {
-	if r.job.Strategy == job.StrategyMerge {
-		return "*"
+// lockScope is what a run's lock covers: the table it writes, named with
+// its schema, so runs of two jobs on one table exclude each other too. A
+// partition run writes only its partition; a merge writes anywhere in the
+// table, so it excludes every other run of the table (on a server engine
+// two concurrent merges could both insert one new key, and a merge beside
+// a partition run could write into the partition being replaced).
+func (r *run) lockScope() engine.LockScope {
+	s := engine.LockScope{Table: r.qualifiedTable()}
+	if r.job.Strategy != job.StrategyMerge {
+		s.Partition = r.w.Label
 	}
-	return r.w.Label
+	return s
+}
+
+// checkOwner refuses to write a table another job has written, unless
+// this job names that job under target.shared_with: two jobs replacing one
+// partition would undo each other on every run, and each would reload
+// what the other wrote.
+func (r *run) checkOwner(ctx context.Context) error {
+	if !r.ledger { // no run has written anything yet
+		return nil
+	}
+	owners, err := ledger.Owners(ctx, r.s, r.db, r.tableName(), r.job.Name)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, o := range owners {
+		if !slices.Contains(r.job.Target.SharedWith, o) {
+			foreign = append(foreign, o)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+		"%s is loaded by job %s (per %s); a table has one owning job: give this job its own table, or, if both jobs really write it, name the other under target.shared_with",
+		r.tableName(), quoteAll(foreign), r.d.Table(r.db.LedgerTable()))}}}
+}
+
+// tableName is the qualified target as the ledger records it.
+func (r *run) tableName() string {
+	t := r.qualifiedTable()
+	return t.Schema + "." + t.Name
+}
+
+// qualifiedTable is the target with the engine's default schema filled in.
+func (r *run) qualifiedTable() engine.Table {
+	t := engine.Table(r.job.Table())
+	if t.Schema == "" {
+		t.Schema = r.db.DefaultSchema()
+	}
+	return t
 }
 
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
 	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table())}
+	if in.Format == "csv" {
+		delim, err := source.CSVDelimiter(files[0])
+		if err != nil {
+			return err
+		}
+		in.Delim = string(delim)
+	}
 	if l, ok := r.db.(engine.FileLoader); ok {
 		r.s.note("-- load " + strings.Join(files, ", ") + " into " + r.d.Ident(stageTable))
 		return l.LoadFiles(ctx, tx, stageTable, in)
@@ -343,17 +440,15 @@ func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error 
 // partition replaces the window's rows with the staged in-window rows.
 func (r *run) partition(ctx context.Context) error {
 	var inWindow int64
-	if r.staged {
-		where, err := r.window(r.stageCols)
-		if err != nil {
+	hasRows := r.staged && r.res.RowsIn > 0
+	if hasRows {
+		var err error
+		if inWindow, err = r.placeRows(ctx); err != nil {
 			return err
 		}
-		var total int64
-		q := fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s) FROM %s", where, r.d.Ident(r.src))
-		if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow); err != nil {
-			return err
-		}
-		r.res.RowsOutOfWindow = total - inWindow
+	}
+	if inWindow == 0 && !r.job.AllowEmpty {
+		return r.emptyError(ctx)
 	}
 	if !r.exists { // no input and no table: nothing to replace
 		return nil
@@ -362,20 +457,11 @@ func (r *run) partition(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if inWindow == 0 && !r.job.AllowEmpty {
-		n, err := r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", r.table, where))
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return &InputError{Msg: fmt.Sprintf("the input has no rows for partition %s; the partition keeps its %d rows (set allow_empty: true to let an empty input empty it)", r.w.Label, n)}
-		}
-	}
 	if r.res.Deleted, err = r.s.exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s", r.table, where)); err != nil {
 		return fmt.Errorf("deleting partition %s: %w", r.w.Label, err)
 	}
 	r.crash(CrashAfterDelete)
-	if r.staged {
+	if hasRows {
 		if err := r.insert(ctx, r.table, r.src, r.stageCols); err != nil {
 			return err
 		}
@@ -383,6 +469,146 @@ func (r *run) partition(ctx context.Context) error {
 	r.crash(CrashAfterWrite)
 	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, r.table, r.dataColumns(r.targetCols), where)
 	return err
+}
+
+// placeRows counts the staged rows in the window, refuses rows whose
+// partition value is NULL (they belong to no partition) unless the job
+// skips them, and reports the partitions the other rows belong to.
+func (r *run) placeRows(ctx context.Context) (int64, error) {
+	where, err := r.window(r.stageCols)
+	if err != nil {
+		return 0, err
+	}
+	col := r.d.Ident(r.job.Partition.Column)
+	var total, inWindow, nulls int64
+	q := fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s), count(*) FILTER (WHERE %s IS NULL) FROM %s", where, col, r.d.Ident(r.src))
+	if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls); err != nil {
+		return 0, err
+	}
+	r.res.RowsOutOfWindow = total - inWindow
+	if nulls > 0 && r.job.Partition.OnNull != job.OnNullSkip {
+		return 0, &InputError{Msg: fmt.Sprintf("%d input rows have no %s (NULL), so they belong to no partition%s (set partition.on_null: skip to leave them out)",
+			nulls, r.job.Partition.Column, r.locate([]string{r.job.Partition.Column}))}
+	}
+	if total-inWindow-nulls == 0 {
+		return inWindow, nil
+	}
+	if r.res.OutOfWindow, err = r.otherPartitions(ctx, where); err != nil {
+		return 0, err
+	}
+	if r.job.Partition.OutOfWindow == job.OutOfWindowFail {
+		return 0, &InputError{Msg: fmt.Sprintf("%d input rows belong to other partitions (%s) and partition.out_of_window is fail; nothing was loaded",
+			total-inWindow-nulls, describeRows(r.res.OutOfWindow))}
+	}
+	return inWindow, nil
+}
+
+// maxReported bounds how many partitions an out-of-window report lists.
+const maxReported = 20
+
+// otherPartitions groups the staged rows outside the window by the
+// partition they belong to.
+func (r *run) otherPartitions(ctx context.Context, where string) ([]PartitionRows, error) {
+	col := r.job.Partition.Column
+	var typ string
+	for _, c := range r.stageCols {
+		if c.Name == col {
+			typ = c.Type
+		}
+	}
+	kind, _ := r.d.TimeKindOf(typ)
+	start := r.d.PartitionStart(r.d.Ident(col), kind, string(r.w.Grain), r.job.Partition.Timezone)
+	q := fmt.Sprintf("SELECT %s AS p, count(*) FROM %s WHERE NOT (%s) AND %s IS NOT NULL GROUP BY 1 ORDER BY 1",
+		start, r.d.Ident(r.src), where, r.d.Ident(col))
+	rows, err := r.s.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("grouping out-of-window rows: %w", err)
+	}
+	defer rows.Close()
+	var out []PartitionRows
+	for rows.Next() {
+		var p time.Time
+		var n int64
+		if err := rows.Scan(&p, &n); err != nil {
+			return nil, err
+		}
+		out = append(out, PartitionRows{Partition: r.w.Grain.Label(p), Rows: n})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) > maxReported { // keep the nearest: the latest before and the earliest after
+		i, _ := slices.BinarySearchFunc(out, r.w.Label, func(p PartitionRows, l string) int { return strings.Compare(p.Partition, l) })
+		lo := max(0, min(i-maxReported/2, len(out)-maxReported))
+		out = out[lo : lo+maxReported]
+	}
+	return out, nil
+}
+
+func describeRows(ps []PartitionRows) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s: %d", p.Partition, p.Rows)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// emptyError refuses an input with no rows for the partition: a missing or
+// truncated delivery must not pass for an empty day.
+func (r *run) emptyError(ctx context.Context) error {
+	what := "the input has no rows"
+	if r.res.RowsIn > 0 {
+		what = fmt.Sprintf("none of the input's %d rows", r.res.RowsIn)
+		if r.job.Strategy == job.StrategyPartition {
+			what += " falls"
+		}
+	}
+	if r.job.Strategy == job.StrategyMerge {
+		return &InputError{Msg: what + "; nothing was merged (set allow_empty: true if an empty input is normal)"}
+	}
+	msg := fmt.Sprintf("%s in partition %s", what, r.w.Label)
+	if r.res.RowsIn == 0 {
+		msg = fmt.Sprintf("%s for partition %s", what, r.w.Label)
+	}
+	n := int64(0)
+	if r.exists {
+		where, err := r.window(r.targetCols)
+		if err != nil {
+			return err
+		}
+		if n, err = r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", r.table, where)); err != nil {
+			return err
+		}
+	}
+	if n > 0 {
+		return &InputError{Msg: fmt.Sprintf("%s; the partition keeps its %d rows (set allow_empty: true to let an empty input empty it)", msg, n)}
+	}
+	return &InputError{Msg: msg + "; nothing was loaded (set allow_empty: true if an empty partition is normal)"}
+}
+
+// locate names up to 3 input rows where any of cols is empty, by file and
+// line, for an error message; "" for a query source or when none is found.
+func (r *run) locate(cols []string) string {
+	if len(r.files) == 0 {
+		return ""
+	}
+	locs, _ := source.LocateEmpty(r.files, r.job.Source.Format, cols, 3)
+	if len(locs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(locs))
+	for i, l := range locs {
+		parts[i] = l.String()
+	}
+	return ". At " + strings.Join(parts, "; ")
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // dropStaging drops the run's temporary tables so the next partition on this
@@ -443,8 +669,8 @@ func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 		}
 	}
 	if n != last.RowCount || (n > 0 && sum != last.Checksum) {
-		r.log.Info("partition changed since its last run; reloading", "partition", r.w.Label,
-			"recorded_rows", last.RowCount, "rows", n)
+		r.res.Reloaded = fmt.Sprintf("the partition changed since run %s: it had %d rows, checksum %s; now %d rows, checksum %s",
+			short(last.RunID), last.RowCount, last.Checksum, n, sum)
 		return false, nil
 	}
 	r.res.RowCount, r.res.Checksum = n, sum
@@ -478,15 +704,95 @@ func (r *run) checkColumns(stage, target []engine.Column) error {
 	if len(ps) > 0 {
 		return &job.Error{File: r.job.Path, Problems: ps}
 	}
-	if target != nil {
-		tn := names(target)
-		for _, c := range have {
-			if !slices.Contains(tn, c) {
-				return &InputError{Msg: fmt.Sprintf("the source has column %q, which target %s does not have (its columns: %s)", c, r.job.Target.Table, strings.Join(tn, ", "))}
-			}
+	if target == nil {
+		return nil
+	}
+	tn := names(target)
+	r.newCols = nil
+	for _, c := range stage {
+		if slices.Contains(tn, c.Name) {
+			continue
+		}
+		if r.job.OnSchemaChange != job.SchemaAddColumns {
+			return &InputError{Msg: fmt.Sprintf("the input has column %q, which target %s does not have (its columns: %s); set on_schema_change: add_columns to add it",
+				c.Name, r.job.Target.Table, strings.Join(tn, ", "))}
+		}
+		r.newCols = append(r.newCols, c)
+	}
+	for _, c := range tn {
+		if c != r.job.LoadedAt && !slices.Contains(have, c) {
+			return &InputError{Msg: fmt.Sprintf("%s lacks column %q, which target %s has; it would load as NULL and a reload would erase the column's values (its columns: %s)",
+				r.inputName(), c, r.job.Target.Table, strings.Join(have, ", "))}
 		}
 	}
 	return nil
+}
+
+// inputName names the input in messages: its files (at most 3) or the query.
+func (r *run) inputName() string {
+	if len(r.files) == 0 {
+		return "the source query"
+	}
+	names := make([]string, 0, 3)
+	for i, f := range r.files {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(r.files)-3))
+			break
+		}
+		names = append(names, filepath.Base(f))
+	}
+	return "the input (" + strings.Join(names, ", ") + ")"
+}
+
+// checkTypes refuses a staged column whose values the target's column
+// would take only with loss (decimals into an integer column, text into a
+// date): the type of an existing column never changes silently. A column
+// that is NULL in the whole input has no type of its own to conflict.
+func (r *run) checkTypes(ctx context.Context) error {
+	if !r.exists {
+		return nil
+	}
+	targetType := map[string]string{}
+	for _, c := range r.targetCols {
+		targetType[c.Name] = c.Type
+	}
+	for _, c := range r.stageCols {
+		tt, ok := targetType[c.Name]
+		if !ok {
+			continue
+		}
+		change := engine.TypeChange(c.Name, c.Type, tt)
+		if change == "" {
+			continue
+		}
+		n, err := r.s.count(ctx, fmt.Sprintf("SELECT count(%s) FROM %s", r.d.Ident(c.Name), r.d.Ident(stageTable)))
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return &InputError{Msg: fmt.Sprintf("%s (%s); a column's type never changes silently: give the input's type under columns:, or change the target's column yourself",
+				change, r.inputName())}
+		}
+	}
+	return nil
+}
+
+// addColumns adds the input's new columns to the target, nullable, in the
+// run's transaction (on_schema_change: add_columns). Nothing is ever
+// dropped or narrowed.
+func (r *run) addColumns(ctx context.Context) error {
+	if len(r.newCols) == 0 {
+		return nil
+	}
+	for _, c := range r.newCols {
+		if _, err := r.s.exec(ctx, r.st.AddColumn(engine.Table(r.job.Table()), stageTable, c)); err != nil {
+			return fmt.Errorf("adding column %q to %s: %w", c.Name, r.job.Target.Table, err)
+		}
+		r.log.Info("added column", "table", r.job.Target.Table, "column", c.Name, "type", c.Type)
+	}
+	var err error
+	r.targetCols, err = r.s.columns(ctx, r.d, r.table)
+	return err
 }
 
 // dedup resolves duplicates on the key before anything is written, and
@@ -571,8 +877,8 @@ func (r *run) nullKeyError(ctx context.Context, n int64, cond string, cols []eng
 		}
 		shown = append(shown, "{"+strings.Join(parts, ", ")+"}")
 	}
-	return &InputError{Msg: fmt.Sprintf("%d input rows have a NULL in key (%s); a NULL key would be inserted again on every rerun. First: %s",
-		n, strings.Join(r.job.Key, ", "), strings.Join(shown, "; "))}
+	return &InputError{Msg: fmt.Sprintf("%d input rows have a NULL in key (%s); a NULL key would be inserted again on every rerun. First: %s%s",
+		n, strings.Join(r.job.Key, ", "), strings.Join(shown, "; "), r.locate(r.job.Key))}
 }
 
 // window is the SQL predicate selecting this partition's rows, with the
@@ -642,8 +948,15 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		RowsOutOfWindow: res.RowsOutOfWindow, Inserted: res.Inserted, Updated: res.Updated,
 		Deleted: res.Deleted, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
-		FinishedAt: r.opts.Now(), IdemVersion: Version,
+		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(),
 	}
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 func names(cols []engine.Column) []string {

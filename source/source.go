@@ -13,24 +13,29 @@ import (
 	"sort"
 )
 
-// Files expands a glob (relative to dir) into a sorted list of absolute
-// paths. No match is not an error: it is an empty input.
-func Files(dir, glob string) ([]string, error) {
-	if !filepath.IsAbs(glob) {
-		glob = filepath.Join(dir, glob)
-	}
-	paths, err := filepath.Glob(glob)
-	if err != nil {
-		return nil, fmt.Errorf("source.files %q: %w", glob, err)
-	}
-	files := paths[:0]
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
+// Files expands globs (relative to dir) into a sorted list of absolute
+// paths of regular files; a file matched by two globs is listed once. No
+// match is not an error here: the runner decides what an empty input means.
+func Files(dir string, globs []string) ([]string, error) {
+	seen := map[string]bool{}
+	var files []string
+	for _, glob := range globs {
+		if !filepath.IsAbs(glob) {
+			glob = filepath.Join(dir, glob)
 		}
-		if st.Mode().IsRegular() {
-			files = append(files, p)
+		paths, err := filepath.Glob(glob)
+		if err != nil {
+			return nil, fmt.Errorf("source.files %q: %w", glob, err)
+		}
+		for _, p := range paths {
+			st, err := os.Stat(p)
+			if err != nil {
+				return nil, err
+			}
+			if st.Mode().IsRegular() && !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+			}
 		}
 	}
 	sort.Strings(files)

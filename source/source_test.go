@@ -22,16 +22,20 @@ func TestFilesSortedRelativeNoMatch(t *testing.T) {
 	b := write(t, dir, "in/b.csv", "b")
 	a := write(t, dir, "in/a.csv", "a")
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "in", "dir.csv"), 0o755))
-	got, err := Files(dir, "in/*.csv")
+	got, err := Files(dir, []string{"in/*.csv"})
 	require.NoError(t, err)
 	require.Equal(t, []string{a, b}, got, "sorted, directories left out")
 
-	got, err = Files(dir, "missing/*.csv")
+	got, err = Files(dir, []string{"missing/*.csv"})
 	require.NoError(t, err)
 	require.Empty(t, got, "no match is an empty input, not an error")
 
-	_, err = Files(dir, "in/[.csv")
+	_, err = Files(dir, []string{"in/[.csv"})
 	require.Error(t, err)
+
+	got, err = Files(dir, []string{"in/b*.csv", "in/*.csv", "missing/*"})
+	require.NoError(t, err)
+	require.Equal(t, []string{a, b}, got, "a file two globs match is read once")
 }
 
 func TestFingerprintFiles(t *testing.T) {

@@ -66,6 +66,11 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	switch in.Format {
 	case "csv":
 		opts := "header = true"
+		if in.Delim != "" {
+			// The dialect is given, not guessed: a guess from sampled rows
+			// can read a ragged file as one column.
+			opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"'`
+		}
 		if len(names) > 0 {
 			kv := make([]string, len(names))
 			for i, c := range names {
@@ -132,6 +137,12 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 	return append(stmts, fmt.Sprintf("CREATE TABLE %s AS SELECT *%s FROM %s LIMIT 0", d.Table(target), extra, d.Ident(stage)))
 }
 
+// AddColumn adds a nullable column of the staged column's type (DuckDB
+// reports full type names: DECIMAL(12,2), VARCHAR[]).
+func (d Dialect) AddColumn(target engine.Table, _ string, c engine.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Table(target), d.Ident(c.Name), c.Type)
+}
+
 // Checksum sums 64-bit row hashes: order-independent and, unlike XOR,
 // duplicate-sensitive. The sum is a HUGEINT, returned as text.
 func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
@@ -169,8 +180,11 @@ func (d Dialect) LedgerDDL(t engine.Table) []string {
   "started_at" TIMESTAMPTZ NOT NULL,
   "finished_at" TIMESTAMPTZ NOT NULL,
   "idem_version" VARCHAR NOT NULL,
+  "target_table" VARCHAR,
   PRIMARY KEY ("job", "partition", "run_id")
-)`, d.Table(t))}
+)`, d.Table(t)),
+		// Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "target_table" VARCHAR`, d.Table(t))}
 }
 
 // TableExists looks a table up in the catalog of the open database (not

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+	"golang.org/x/sync/semaphore"
 
 	"github.com/idemdata/idem/engine"
 )
@@ -198,32 +199,59 @@ func (d *DB) RemoveIfUnused(ctx context.Context) (bool, error) {
 }
 
 // Other processes are kept out by DuckDB's file lock; within a process (a
-// library user running partitions concurrently) runs of one partition take
-// turns on this table of one-slot semaphores.
+// library user running partitions concurrently) runs take turns here: a
+// partition run holds one unit of its table's semaphore and its partition's
+// one-slot semaphore, a whole-table run (a merge) every unit of the table's.
 var (
 	locksMu sync.Mutex
-	locks   = map[string]chan struct{}{}
+	locks   = map[string]*semaphore.Weighted{}
 )
 
-// Lock waits for (job, partition) to be free in this process. The runner
-// calls release once tx has ended.
-func (d *DB) Lock(ctx context.Context, _ *sql.Tx, job, partition string, timeout time.Duration) (func(), error) {
-	key := d.path + "\x00" + job + "\x00" + partition
+// tableUnits is a table semaphore's size: more partition runs than any
+// process runs at once.
+const tableUnits = 1 << 20
+
+func sem(key string, n int64) *semaphore.Weighted {
 	locksMu.Lock()
-	ch, ok := locks[key]
+	defer locksMu.Unlock()
+	s, ok := locks[key]
 	if !ok {
-		ch = make(chan struct{}, 1)
-		locks[key] = ch
+		s = semaphore.NewWeighted(n)
+		locks[key] = s
 	}
-	locksMu.Unlock()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case ch <- struct{}{}:
-		return func() { <-ch }, nil
-	case <-t.C:
-		return nil, fmt.Errorf("%w: %s %s is being loaded by another run in this process; waited %s", engine.ErrLocked, job, partition, timeout)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return s
 }
+
+// Lock waits until scope is free in this process. The runner calls release
+// once tx has ended.
+func (d *DB) Lock(ctx context.Context, _ *sql.Tx, scope engine.LockScope, timeout time.Duration) (func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tableKey := d.path + "\x00" + scope.Table.Schema + "\x00" + scope.Table.Name
+	table := sem(tableKey, tableUnits)
+	units := int64(1)
+	if scope.Partition == "" {
+		units = tableUnits
+	}
+	timedOut := func(err error) error {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return fmt.Errorf("%w: %s is being loaded by another run in this process; waited %s", engine.ErrLocked, scope, timeout)
+		}
+		return err
+	}
+	if err := table.Acquire(ctx, units); err != nil {
+		return nil, timedOut(err)
+	}
+	if scope.Partition == "" {
+		return func() { table.Release(units) }, nil
+	}
+	part := sem(tableKey+"\x00"+scope.Partition, 1)
+	if err := part.Acquire(ctx, 1); err != nil {
+		table.Release(units)
+		return nil, timedOut(err)
+	}
+	return func() { part.Release(1); table.Release(units) }, nil
+}
+
+// DefaultSchema is where an unqualified table lives.
+func (*DB) DefaultSchema() string { return "main" }

@@ -74,6 +74,21 @@ func (e *Env) Job(body string) *job.Job {
 	return j
 }
 
+// jobWithTarget is Job, with target.shared_with naming other when shared.
+func (e *Env) jobWithTarget(body string, shared bool, other string) *job.Job {
+	e.t.Helper()
+	e.jobSeq++
+	extra := ""
+	if shared {
+		extra = "  shared_with: [" + other + "]\n"
+	}
+	text := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.orders\n%s%s", e.URL, extra, body)
+	path := e.Write(fmt.Sprintf("job%d.yaml", e.jobSeq), text)
+	j, err := job.Load(path)
+	require.NoError(e.t, err)
+	return j
+}
+
 // Run runs j for date and returns its one result.
 func (e *Env) Run(j *job.Job, date string, mod ...func(*idem.Options)) (runner.Result, error) {
 	e.t.Helper()

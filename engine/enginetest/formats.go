@@ -127,5 +127,7 @@ columns:
 	r := e.MustRun(j, "2026-11-28")
 	require.Equal(t, int64(2), r.RowCount)
 	require.Equal(t, int64(2), r.RowsOutOfWindow)
+	require.Equal(t, []runner.PartitionRows{{Partition: "2026-11-27", Rows: 1}, {Partition: "2026-11-29", Rows: 1}}, r.OutOfWindow,
+		"other rows are reported by their Berlin day")
 	require.Equal(t, []string{"2", "3"}, e.Rows("", "id"))
 }

@@ -36,6 +36,8 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, formatCases...)
 	cases = append(cases, concurrentCases...)
 	cases = append(cases, typeCases...)
+	cases = append(cases, noSilentCases...)
+	cases = append(cases, oneWriterCases...)
 	cases = append(cases, untouchedCases...)
 	cases = append(cases, readOnlyCases...)
 	for _, c := range cases {
@@ -348,6 +350,7 @@ func testTamperedPartition(t *testing.T, h Harness) {
 	r2 := e.MustRun(j, "2026-11-28")
 	require.Equal(t, runner.ActionLoaded, r2.Action)
 	require.Equal(t, r1.Checksum, r2.Checksum)
+	require.Contains(t, r2.Reloaded, "the partition changed since run", "the output says why it reloaded")
 }
 
 func testNotClosed(t *testing.T, h Harness) {
@@ -357,6 +360,7 @@ func testNotClosed(t *testing.T, h Harness) {
 	asOf := func(o *idem.Options) { o.AsOf = e.Now.AddDate(0, 0, -2).Add(3 * 60 * 60 * 1e9) } // 2026-11-29T09:00Z
 	r := e.MustRun(j, "2026-11-29", asOf)
 	require.Equal(t, runner.ActionNotClosed, r.Action)
+	require.Equal(t, "2026-11-30T06:00:00Z", r.ClosesAt)
 	require.Equal(t, 0, e.LedgerRows(j.Name, "2026-11-29", ""))
 	r = e.MustRun(j, "2026-11-28", asOf) // closed at 2026-11-29T06:00Z
 	require.Equal(t, runner.ActionLoaded, r.Action)

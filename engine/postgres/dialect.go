@@ -125,6 +125,16 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 	return append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s WITH NO DATA", d.Table(target), extra, d.Ident(stage)))
 }
 
+// AddColumn adds a nullable column with the staged column's exact type
+// (format_type gives numeric(12,2) where database/sql says only NUMERIC),
+// read from the catalog by the statement itself.
+func (d Dialect) AddColumn(target engine.Table, stage string, c engine.Column) string {
+	return fmt.Sprintf(`DO $idem$ BEGIN
+EXECUTE format('ALTER TABLE %%s ADD COLUMN %%I %%s', %s, %s, (SELECT format_type(a.atttypid, a.atttypmod)
+  FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = to_regclass(%s) AND a.attname = %s));
+END $idem$`, d.String(d.Table(target)), d.String(c.Name), d.String("pg_temp."+d.Ident(stage)), d.String(c.Name))
+}
+
 // Checksum sums a 64-bit hash of each row: order-independent and, unlike
 // XOR, duplicate-sensitive. hash_record_extended hashes each column with its
 // type's own extended hash function (stable across platforms and versions:
@@ -195,7 +205,10 @@ CREATE TABLE IF NOT EXISTS %s (
   "started_at" TIMESTAMPTZ NOT NULL,
   "finished_at" TIMESTAMPTZ NOT NULL,
   "idem_version" TEXT NOT NULL,
+  "target_table" TEXT,
   PRIMARY KEY ("job", "partition", "run_id")
 );
+-- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+ALTER TABLE %[2]s ADD COLUMN IF NOT EXISTS "target_table" TEXT;
 END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t))}
 }

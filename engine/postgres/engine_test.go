@@ -24,6 +24,10 @@ func open(t *testing.T, url string) *postgres.DB {
 	return db
 }
 
+func scope(partition string) engine.LockScope {
+	return engine.LockScope{Table: engine.Table{Schema: "public", Name: "orders"}, Partition: partition}
+}
+
 // A run that cannot get the lock in time gets ErrLocked (exit 75), with
 // who holds it.
 func TestLockTimeoutNamesHolder(t *testing.T) {
@@ -34,32 +38,39 @@ func TestLockTimeoutNamesHolder(t *testing.T) {
 
 	txA, err := a.Conn().BeginTx(ctx, nil)
 	require.NoError(t, err)
-	_, err = a.Lock(ctx, txA, "orders", "2026-11-28", time.Minute)
+	_, err = a.Lock(ctx, txA, scope("2026-11-28"), time.Minute)
 	require.NoError(t, err)
 	var pidA int64
 	require.NoError(t, txA.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidA))
 
 	txB, err := b.Conn().BeginTx(ctx, nil)
 	require.NoError(t, err)
-	_, err = b.Lock(ctx, txB, "orders", "2026-11-29", 100*time.Millisecond)
+	_, err = b.Lock(ctx, txB, scope("2026-11-29"), 100*time.Millisecond)
 	require.NoError(t, err, "another partition is free")
 	require.NoError(t, txB.Rollback())
 
 	txB, err = b.Conn().BeginTx(ctx, nil)
 	require.NoError(t, err)
 	began := time.Now()
-	_, err = b.Lock(ctx, txB, "orders", "2026-11-28", 300*time.Millisecond)
+	_, err = b.Lock(ctx, txB, scope("2026-11-28"), 300*time.Millisecond)
 	require.ErrorIs(t, err, engine.ErrLocked)
 	require.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
-	require.Contains(t, err.Error(), "orders 2026-11-28 is being loaded by another run (pid ")
+	require.Contains(t, err.Error(), "public.orders partition 2026-11-28 is being loaded by another run (pid ")
 	require.Contains(t, err.Error(), `application_name "idem"`)
 	require.Contains(t, err.Error(), fmt.Sprintf("(pid %d,", pidA))
+
 	require.NoError(t, txB.Rollback())
 
+	// A whole-table run (a merge) waits for a partition run of the table.
+	txB, err = b.Conn().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = b.Lock(ctx, txB, engine.LockScope{Table: scope("").Table}, 200*time.Millisecond)
+	require.ErrorIs(t, err, engine.ErrLocked)
+	require.Contains(t, err.Error(), "public.orders (whole table) is being loaded by another run (pid ")
 	require.NoError(t, txA.Commit()) // commit releases the lock
 	txB, err = b.Conn().BeginTx(ctx, nil)
 	require.NoError(t, err)
-	_, err = b.Lock(ctx, txB, "orders", "2026-11-28", time.Second)
+	_, err = b.Lock(ctx, txB, scope("2026-11-28"), time.Second)
 	require.NoError(t, err)
 	require.NoError(t, txB.Rollback())
 }

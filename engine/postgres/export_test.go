@@ -33,6 +33,6 @@ func CSVCopyable(ctx context.Context, in engine.FileInput) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cd, err := rd.csvCopyable(ctx, in.Paths, cols)
+	cd, err := rd.csvCopyable(ctx, in, cols)
 	return cd != nil, err
 }

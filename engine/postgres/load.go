@@ -78,7 +78,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	dl := Dialect{}
 	var raw *csvDialect
 	if in.Format == "csv" && copyMode == "auto" {
-		if raw, err = rd.csvCopyable(ctx, in.Paths, cols); err != nil {
+		if raw, err = rd.csvCopyable(ctx, in, cols); err != nil {
 			return err
 		}
 	}
@@ -116,9 +116,9 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 			final[c.name] = c.pg
 		}
 	}
+	var target map[string]string
 	if in.Target.Name != "" {
-		target, err := columnTypes(ctx, tx, dl.Table(in.Target))
-		if err != nil {
+		if target, err = columnTypes(ctx, tx, dl.Table(in.Target)); err != nil {
 			return err
 		}
 		maps.Copy(final, target)
@@ -132,9 +132,28 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	}
 	var alter []string
 	for _, c := range cols {
-		if t, ok := final[c.name]; ok && t != staged[c.name] {
-			alter = append(alter, fmt.Sprintf("ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", dl.Ident(c.name), t, dl.Ident(c.name), t))
+		t, ok := final[c.name]
+		if !ok || t == staged[c.name] {
+			continue
 		}
+		// A cast that would lose or misread values (text into a date,
+		// decimals into an integer) is left undone, so the runner reports
+		// the type change with both types, as on every engine; a column
+		// empty in the whole input has no values to lose.
+		from := staged[c.name]
+		if raw == nil && c.text { // text in transit only: compare its real type
+			from = c.pg
+		}
+		if _, fromTarget := target[c.name]; fromTarget && engine.TypeChange(c.name, from, t) != "" {
+			var n int64
+			if err := tx.QueryRowContext(ctx, fmt.Sprintf("SELECT count(%s) FROM %s", dl.Ident(c.name), dl.Ident(stage))).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue
+			}
+		}
+		alter = append(alter, fmt.Sprintf("ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", dl.Ident(c.name), t, dl.Ident(c.name), t))
 	}
 	if len(alter) > 0 {
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s %s", dl.Ident(stage), strings.Join(alter, ", "))); err != nil {
@@ -334,7 +353,8 @@ var csvTypes = []string{"BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "REAL", "DOU
 // sniffed a dialect COPY can express, no custom date formats, no skipped
 // rows, column types parsed alike, and every file's header naming the
 // columns DuckDB found. It returns nil when not.
-func (rd *reader) csvCopyable(ctx context.Context, paths []string, cols []inColumn) (*csvDialect, error) {
+func (rd *reader) csvCopyable(ctx context.Context, in engine.FileInput, cols []inColumn) (*csvDialect, error) {
+	paths := in.Paths
 	for _, c := range cols {
 		if base, _, _ := strings.Cut(c.pg, "("); !c.pgOnly && !slices.Contains(csvTypes, base) {
 			return nil, nil
@@ -344,7 +364,11 @@ func (rd *reader) csvCopyable(ctx context.Context, paths []string, cols []inColu
 	var skip int64
 	var dateFmt, tsFmt sql.NullString
 	dd := duckdbengine.Dialect{}
-	err := rd.conn.QueryRowContext(ctx, "SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM sniff_csv("+dd.String(paths[0])+")").
+	opts := ""
+	if in.Delim != "" { // as the DuckDB reader reads it
+		opts = ", delim = " + dd.String(in.Delim) + `, quote = '"', escape = '"'`
+	}
+	err := rd.conn.QueryRowContext(ctx, "SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM sniff_csv("+dd.String(in.Paths[0])+opts+")").
 		Scan(&delim, &quote, &escape, &skip, &dateFmt, &tsFmt)
 	if err != nil {
 		return nil, err

@@ -95,6 +95,11 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 			cfg.RuntimeParams[k] = v
 		}
 	}
+	// No statement cache: a run alters tables (on_schema_change:
+	// add_columns) and reads them again with the same text, which a cached
+	// plan would refuse ("cached plan must not change result type"). A run
+	// issues a few dozen statements; the extra describe is not measurable.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = min(max(lockTimeout, time.Second), time.Minute)
 	}
@@ -153,12 +158,17 @@ func (d *DB) Close() error {
 	return errors.Join(d.conn.Close(), d.db.Close())
 }
 
-// Lock takes a transaction-scoped advisory lock on (job, partition): it is
-// released when tx commits or rolls back, and by the server when the
-// process dies, so release is a no-op. The wait is bounded by lock_timeout
-// for the rest of the transaction; the wait runs under a savepoint, so that
-// after a timeout the transaction can still ask who holds the lock.
-func (d *DB) Lock(ctx context.Context, tx *sql.Tx, jobName, partition string, timeout time.Duration) (func(), error) {
+// Lock takes transaction-scoped advisory locks for scope: a partition run
+// holds its table's key shared and its partition's key exclusive; a
+// whole-table run (a merge) holds the table's key exclusive, so it waits
+// for every partition run of the table and they for it. The keys name the
+// table, not the job: two jobs writing one table take turns too. Locks are
+// released when tx ends, and by the server when the process dies, so
+// release is a no-op. The wait is bounded by lock_timeout for the rest of
+// the transaction (so a table lock another session holds is bounded too);
+// it runs under a savepoint, so after a timeout the transaction can still
+// ask who holds the lock.
+func (d *DB) Lock(ctx context.Context, tx *sql.Tx, scope engine.LockScope, timeout time.Duration) (func(), error) {
 	ms := timeout.Milliseconds()
 	if ms < 1 {
 		ms = 1
@@ -167,28 +177,42 @@ func (d *DB) Lock(ctx context.Context, tx *sql.Tx, jobName, partition string, ti
 	if ms > maxMS {
 		ms = maxMS
 	}
-	key := lockKey("idem", "partition", jobName, partition)
-	steps := []struct {
+	t := scope.Table
+	tableKey := lockKey("idem", "table", t.Schema, t.Name)
+	type step struct {
 		q    string
 		args []any
-	}{
-		{"SELECT set_config('lock_timeout', $1, true)", []any{fmt.Sprintf("%dms", ms)}},
-		{"SAVEPOINT idem_lock", nil},
-		{"SELECT pg_advisory_xact_lock($1)", []any{key}},
-		{"RELEASE SAVEPOINT idem_lock", nil},
+		key  int64 // the key this step waits for, 0 for none
 	}
+	steps := []step{
+		{"SELECT set_config('lock_timeout', $1, true)", []any{fmt.Sprintf("%dms", ms)}, 0},
+		{"SAVEPOINT idem_lock", nil, 0},
+	}
+	if scope.Partition == "" {
+		steps = append(steps, step{"SELECT pg_advisory_xact_lock($1)", []any{tableKey}, tableKey})
+	} else {
+		partKey := lockKey("idem", "partition", t.Schema, t.Name, scope.Partition)
+		steps = append(steps,
+			step{"SELECT pg_advisory_xact_lock_shared($1)", []any{tableKey}, tableKey},
+			step{"SELECT pg_advisory_xact_lock($1)", []any{partKey}, partKey})
+	}
+	steps = append(steps, step{"RELEASE SAVEPOINT idem_lock", nil, 0})
 	for _, s := range steps {
 		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
 			var pe *pgconn.PgError
 			if !errors.As(err, &pe) || pe.Code != "55P03" { // lock_not_available
-				return nil, fmt.Errorf("locking %s %s: %w", jobName, partition, err)
+				return nil, fmt.Errorf("locking %s: %w", scope, err)
 			}
-			return nil, fmt.Errorf("%w: %s %s is being loaded by %s; waited %s",
-				engine.ErrLocked, jobName, partition, d.holder(ctx, tx, key), timeout)
+			return nil, fmt.Errorf("%w: %s is being loaded by %s; waited %s",
+				engine.ErrLocked, scope, d.holder(ctx, tx, s.key), timeout)
 		}
 	}
 	return func() {}, nil
 }
+
+// DefaultSchema is where an unqualified table lives: the connection's
+// current schema.
+func (d *DB) DefaultSchema() string { return d.schema }
 
 // holderSQL finds the session holding an advisory lock: a bigint key shows
 // in pg_locks as classid (high half), objid (low half) and objsubid 1.
@@ -197,7 +221,7 @@ const holderSQL = `SELECT a.pid, coalesce(a.application_name, ''),
   coalesce(to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '')
 FROM pg_catalog.pg_locks AS l JOIN pg_catalog.pg_stat_activity AS a ON a.pid = l.pid
 WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
-  AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1
+  AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1 AND l.pid <> pg_backend_pid()
 LIMIT 1`
 
 // holder names the session holding the lock, for the error message.

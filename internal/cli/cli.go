@@ -97,11 +97,11 @@ func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 		}
 		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	root.AddCommand(newRunCmd(stdout, logger, red), newChecksumCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr, logger, red), newChecksumCmd(stdout))
 	return root
 }
 
-func newRunCmd(stdout io.Writer, logger func() *slog.Logger, red *job.Redactor) *cobra.Command {
+func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Redactor) *cobra.Command {
 	var (
 		date, asOf       string
 		force, allowOpen bool
@@ -136,7 +136,7 @@ func newRunCmd(stdout io.Writer, logger func() *slog.Logger, red *job.Redactor) 
 				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), Logger: logger(),
 			})
 			for _, r := range results {
-				printResult(stdout, j, r, asJSON)
+				printResult(stdout, stderr, j, r, asJSON)
 			}
 			if err != nil {
 				code := exitCode(err)
@@ -181,7 +181,17 @@ func exitCode(err error) int {
 	return ExitFailed
 }
 
-func printResult(w io.Writer, j *job.Job, r runner.Result, asJSON bool) {
+func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) {
+	if len(r.OutOfWindow) > 0 {
+		// Rows of other partitions are never written by this run: say
+		// which partitions they belong to, so a late row is not lost.
+		parts := make([]string, len(r.OutOfWindow))
+		for i, p := range r.OutOfWindow {
+			parts[i] = fmt.Sprintf("%s (%d)", p.Partition, p.Rows)
+		}
+		fmt.Fprintf(stderr, "idem: %s %s: %d input rows belong to other partitions and were not written: %s; run those partitions to load them\n",
+			r.Job, r.Partition, r.RowsOutOfWindow, strings.Join(parts, ", "))
+	}
 	if asJSON {
 		b, _ := json.Marshal(r)
 		fmt.Fprintf(w, "%s\n", b)
@@ -195,8 +205,12 @@ func printResult(w io.Writer, j *job.Job, r runner.Result, asJSON bool) {
 				head, r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.SkippedOlder, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
 			return
 		}
-		fmt.Fprintf(w, "%s: loaded: %d rows in, %d deduped, %d out of window; %d inserted, %d deleted; partition now %d rows, checksum %s (run %s, %d ms)\n",
-			head, r.RowsIn, r.RowsDeduped, r.RowsOutOfWindow, r.Inserted, r.Deleted, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
+		verb := "loaded"
+		if r.Reloaded != "" {
+			verb = "reloaded (" + r.Reloaded + ")"
+		}
+		fmt.Fprintf(w, "%s: %s: %d rows in, %d deduped, %d out of window; %d inserted, %d deleted; partition now %d rows, checksum %s (run %s, %d ms)\n",
+			head, verb, r.RowsIn, r.RowsDeduped, r.RowsOutOfWindow, r.Inserted, r.Deleted, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
 	case runner.ActionSkipped:
 		what := "partition"
 		if j.Strategy == job.StrategyMerge {
@@ -205,8 +219,8 @@ func printResult(w io.Writer, j *job.Job, r runner.Result, asJSON bool) {
 		fmt.Fprintf(w, "%s: skipped: already loaded from this input by run %s; %s %d rows, checksum %s (--force reloads)\n",
 			head, short(r.RunID), what, r.RowCount, r.Checksum)
 	case runner.ActionNotClosed:
-		fmt.Fprintf(w, "%s: not closed yet (closes %s after its end); nothing loaded, try later or pass --allow-open\n",
-			head, time.Duration(j.Partition.ClosedAfter))
+		fmt.Fprintf(w, "%s: not closed yet: it closes at %s (its end plus closed_after %s); nothing loaded, try then or pass --allow-open\n",
+			head, r.ClosesAt, j.Partition.ClosedAfterOr(0))
 	case runner.ActionFailed:
 		fmt.Fprintf(w, "%s: failed; the target is unchanged\n", head)
 	}

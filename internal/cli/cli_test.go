@@ -126,7 +126,23 @@ func TestNotClosedExits75(t *testing.T) {
 	jobPath := example(t)
 	code, out, _ := run(t, "run", jobPath, "--date", "2018-01-01", "--as-of", "2018-01-01T12:00:00Z")
 	require.Equal(t, 75, code)
-	require.Contains(t, out, "not closed yet")
+	require.Contains(t, out, "not closed yet: it closes at 2018-01-02T00:00:00Z (its end plus closed_after 0s)")
+}
+
+// Rows of other partitions are listed on stderr by partition, never lost
+// silently; with --json they are in the object too.
+func TestOutOfWindowReported(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "e.csv"), []byte("id,day\n1,2026-11-27\n2,2026-11-28\n3,2026-11-28\n4,2026-12-01\n"), 0o644))
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: ev\ntarget:\n  url: duckdb:t.duckdb\n  table: ev\nsource:\n  files: e.csv\nstrategy: partition\npartition:\n  column: day\n"), 0o644))
+	code, out, errOut := run(t, "run", path, "--date", "2026-11-28", "--as-of", "2026-12-02T00:00:00Z", "--json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "ev 2026-11-28: 2 input rows belong to other partitions and were not written: 2026-11-27 (1), 2026-12-01 (1)")
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Equal(t, []any{map[string]any{"partition": "2026-11-27", "rows": 1.0}, map[string]any{"partition": "2026-12-01", "rows": 1.0}}, got["out_of_window"])
 }
 
 // checksum opens DuckDB read-only: a missing file is an error that creates

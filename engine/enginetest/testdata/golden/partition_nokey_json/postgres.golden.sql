@@ -1,4 +1,4 @@
-SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
 
@@ -14,7 +14,9 @@ CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
 
 SELECT * FROM "events" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') FROM "idem_stage";
+SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00'), count(*) FILTER (WHERE "ts" IS NULL) FROM "idem_stage";
+
+SELECT date_trunc('hour', "ts") AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
@@ -45,13 +47,16 @@ CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
   "started_at" TIMESTAMPTZ NOT NULL,
   "finished_at" TIMESTAMPTZ NOT NULL,
   "idem_version" TEXT NOT NULL,
+  "target_table" TEXT,
   PRIMARY KEY ("job", "partition", "run_id")
 );
+-- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+ALTER TABLE "public"."idem_runs" ADD COLUMN IF NOT EXISTS "target_table" TEXT;
 END $idem$;
 
 SELECT coalesce(max("seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = EXCLUDED."seq", "input_fingerprint" = EXCLUDED."input_fingerprint", "definition_hash" = EXCLUDED."definition_hash", "strategy" = EXCLUDED."strategy", "rows_in" = EXCLUDED."rows_in", "rows_deduped" = EXCLUDED."rows_deduped", "rows_out_of_window" = EXCLUDED."rows_out_of_window", "inserted" = EXCLUDED."inserted", "updated" = EXCLUDED."updated", "deleted" = EXCLUDED."deleted", "skipped_older" = EXCLUDED."skipped_older", "row_count" = EXCLUDED."row_count", "checksum" = EXCLUDED."checksum", "partition_closed" = EXCLUDED."partition_closed", "started_at" = EXCLUDED."started_at", "finished_at" = EXCLUDED."finished_at", "idem_version" = EXCLUDED."idem_version";
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = EXCLUDED."seq", "input_fingerprint" = EXCLUDED."input_fingerprint", "definition_hash" = EXCLUDED."definition_hash", "strategy" = EXCLUDED."strategy", "rows_in" = EXCLUDED."rows_in", "rows_deduped" = EXCLUDED."rows_deduped", "rows_out_of_window" = EXCLUDED."rows_out_of_window", "inserted" = EXCLUDED."inserted", "updated" = EXCLUDED."updated", "deleted" = EXCLUDED."deleted", "skipped_older" = EXCLUDED."skipped_older", "row_count" = EXCLUDED."row_count", "checksum" = EXCLUDED."checksum", "partition_closed" = EXCLUDED."partition_closed", "started_at" = EXCLUDED."started_at", "finished_at" = EXCLUDED."finished_at", "idem_version" = EXCLUDED."idem_version", "target_table" = EXCLUDED."target_table";
 
 DROP TABLE IF EXISTS "idem_stage";
 

@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestTypeChange(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		staged, target string
+		change         bool
+	}{
+		{"BIGINT", "BIGINT", false},
+		{"INTEGER", "INT8", false},
+		{"BIGINT", "DECIMAL(12,2)", false},
+		{"BIGINT", "DOUBLE", false},
+		{"DECIMAL(12,2)", "NUMERIC", false},
+		{"DATE", "TIMESTAMP", false},
+		{"TIMESTAMP", "TIMESTAMPTZ", false},
+		{"TIMESTAMP WITH TIME ZONE", "TIMESTAMP", false},
+		{"BIGINT", "VARCHAR", false},
+		{"UUID", "TEXT", false},
+		{"DOUBLE", "BIGINT", true},
+		{"DECIMAL(12,2)", "INT8", true},
+		{"VARCHAR", "BIGINT", true},
+		{"TEXT", "DATE", true},
+		{"TIMESTAMP", "DATE", true},
+		{"BOOLEAN", "INTEGER", true},
+		{"VARCHAR", "BOOLEAN", true},
+	}
+	for _, tc := range tests {
+		msg := TypeChange("c", tc.staged, tc.target)
+		if tc.change {
+			require.Equal(t, `column "c" is `+tc.target+` in the target but `+tc.staged+` in the input`, msg, "%s into %s", tc.staged, tc.target)
+		} else {
+			require.Empty(t, msg, "%s into %s", tc.staged, tc.target)
+		}
+	}
+}
+
+func TestPartitionStart(t *testing.T) {
+	t.Parallel()
+	a := ANSI{}
+	require.Equal(t, `"d"`, a.PartitionStart(`"d"`, KindDate, "day", ""))
+	require.Equal(t, `CAST(date_trunc('month', "d") AS DATE)`, a.PartitionStart(`"d"`, KindDate, "month", ""))
+	require.Equal(t, `date_trunc('hour', "ts")`, a.PartitionStart(`"ts"`, KindTimestamp, "hour", ""))
+	require.Equal(t, `date_trunc('day', "ts" AT TIME ZONE 'UTC')`, a.PartitionStart(`"ts"`, KindTimestampTZ, "day", ""))
+	require.Equal(t, `date_trunc('day', "ts" AT TIME ZONE 'Europe/Berlin')`, a.PartitionStart(`"ts"`, KindTimestampTZ, "day", "Europe/Berlin"))
+}
