@@ -119,6 +119,9 @@ func selectSQL(d engine.Dialect, t engine.Table) string {
 	cols := make([]string, len(Columns))
 	for i, c := range Columns {
 		cols[i] = d.Ident(c)
+		if c == "target_table" { // NULL in rows an older idem wrote
+			cols[i] = "coalesce(" + cols[i] + ", " + d.String("") + ")"
+		}
 	}
 	return "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Table(t)
 }
