@@ -28,6 +28,7 @@ var untouchedCases = []struct {
 	{"RefusedOnLoadedTargetChangesNothing", testRefusedLoaded},
 	{"FailedOnFreshTargetLeavesNothing", testFailedFresh},
 	{"RefusedAfterCommittedLookbackIsNotExit2", testRefusedAfterLookback},
+	{"OldLedgerMigratedOnlyByACommittedRun", testOldLedger},
 }
 
 // Trace is what exists in a target: the database itself (a DuckDB file
@@ -223,4 +224,33 @@ key: [order_id]
 	require.Contains(t, out, `"partition":"2026-11-28"`)
 	require.Contains(t, out, `"action":"failed"`)
 	require.Equal(t, 1, e.LedgerRows(j.Name, "2026-11-27", ""))
+}
+
+// A ledger written by an older idem lacks columns this one writes. A run
+// that commits brings it up to date, in its transaction; a refused run
+// leaves it as it was, old columns and all.
+func testOldLedger(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/orders.csv", orders)
+	j := e.Job(filesJob)
+	e.MustRun(j, "2026-11-27")
+	e.Exec(`ALTER TABLE idem_runs DROP COLUMN target_table`)
+	hasColumn := func() []string {
+		return e.Query(`SELECT count(*) FROM information_schema.columns WHERE table_catalog = current_database() AND table_name = 'idem_runs' AND column_name = 'target_table'`)
+	}
+	require.Equal(t, []string{"0"}, hasColumn())
+
+	bad := e.Job(strings.Replace(filesJob, "key: [order_id]", "key: [order_idd]", 1))
+	e.RequireUntouched(func() {
+		_, err := e.Run(bad, "2026-11-28")
+		var je *job.Error
+		require.ErrorAs(t, err, &je)
+	})
+	require.Equal(t, []string{"0"}, hasColumn(), "a refused run does not migrate the ledger")
+
+	r := e.MustRun(j, "2026-11-28")
+	require.Equal(t, runner.ActionLoaded, r.Action)
+	require.Equal(t, []string{"1"}, hasColumn())
+	require.Equal(t, 2, e.Trace().LedgerRows)
+	require.Equal(t, runner.ActionSkipped, e.MustRun(j, "2026-11-27").Action, "the old rows still count")
 }
