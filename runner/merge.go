@@ -12,8 +12,10 @@ import (
 // actionColumn is the merge plan's column saying what happens to each row.
 const actionColumn = "_idem_action"
 
-// merge inserts new keys and updates or deletes keys whose staged version
-// is strictly newer. An older or equal version changes nothing.
+// merge writes each staged row that precedes its key's current row in the
+// row order (engine.RowOrder): a newer version, or an equal version first by
+// content. With delete_when, deletes are remembered in a tombstone table, so
+// an older or equal version never brings a deleted key back.
 func (r *run) merge(ctx context.Context) error {
 	if !r.staged || r.res.RowsIn == 0 {
 		if !r.job.AllowEmpty {
@@ -27,7 +29,19 @@ func (r *run) merge(ctx context.Context) error {
 	j := r.job
 	spec := engine.MergeSpec{
 		Target: engine.Table(j.Table()), Key: j.Key, LatestBy: j.LatestBy,
-		DeleteWhen: j.DeleteWhen, Cols: names(r.stageCols), LoadedAt: j.LoadedAt,
+		DeleteWhen: j.DeleteWhen, Cols: r.stageCols, LoadedAt: j.LoadedAt,
+	}
+	if j.DeleteWhen != "" {
+		tomb, err := engine.TombstoneTable(spec.Target)
+		if err != nil {
+			return &job.Error{File: j.Path, Problems: []job.Problem{{Path: "target.table", Msg: err.Error()}}}
+		}
+		spec.Tombstones = tomb
+		for _, q := range r.st.Tombstones(spec) {
+			if _, err := r.s.exec(ctx, q); err != nil {
+				return fmt.Errorf("creating the tombstone table %s: %w", tomb.Name, err)
+			}
+		}
 	}
 	if _, err := r.s.exec(ctx, r.st.MergePlan(planTable, r.src, actionColumn, spec)); err != nil {
 		return fmt.Errorf("planning the merge: %w", err)
@@ -45,12 +59,14 @@ func (r *run) merge(ctx context.Context) error {
 			return err
 		}
 		switch action {
-		case engine.MergeInsert:
-			r.res.Inserted = n
+		case engine.MergeInsert, engine.MergeReinsert:
+			r.res.Inserted += n
 		case engine.MergeUpdate:
 			r.res.Updated = n
 		case engine.MergeDelete:
 			r.res.Deleted = n
+		case engine.MergeDeleteAbsent:
+			r.res.DeletedAbsent = n
 		case engine.MergeSkip:
 			r.res.SkippedOlder = n
 		}
@@ -61,7 +77,8 @@ func (r *run) merge(ctx context.Context) error {
 	}
 	// A merge's row count and checksum describe the rows it wrote: a scan
 	// of the whole target on every merge would cost more than the merge.
-	written := fmt.Sprintf("%s IN (%s, %s)", r.d.Ident(actionColumn), r.d.String(engine.MergeInsert), r.d.String(engine.MergeUpdate))
+	written := fmt.Sprintf("%s IN (%s, %s, %s)", r.d.Ident(actionColumn),
+		r.d.String(engine.MergeInsert), r.d.String(engine.MergeReinsert), r.d.String(engine.MergeUpdate))
 	if r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, r.d.Ident(planTable), r.dataColumns(r.stageCols), written); err != nil {
 		return err
 	}

@@ -26,6 +26,11 @@ var mergeCases = []struct {
 	{"MergeRunTwice", testMergeRunTwice},
 	{"MergeOlderFileLateChangesNothing", testMergeOlderLate},
 	{"MergeDeleteWhen", testMergeDeleteWhen},
+	{"MergeDeletedKeyStaysDeleted", testMergeDeletedStaysDeleted},
+	{"MergeDeleteOfAbsentKey", testMergeDeleteAbsent},
+	{"MergeEqualVersionsByContent", testMergeEqualVersions},
+	{"MergeTombstoneNameTooLong", testMergeTombstoneNameTooLong},
+	{"LedgerFromAnOlderVersion", testLedgerOlderVersion},
 	{"MergeMissingKeyColumn", testMergeMissingKey},
 	{"MergeGeneratedKeyRejected", testMergeGeneratedKey},
 	{"MergeQuakesOrderIndependent", testQuakesOrderIndependent},
@@ -120,8 +125,206 @@ delete_when: is_deleted
 	e.MustRun(j, "2026-11-28")
 	r := e.MustRun(j, "2026-11-29")
 	require.Equal(t, int64(1), r.Deleted, "order 1: a newer row says deleted")
-	require.Equal(t, int64(2), r.SkippedOlder, "order 2: an older delete changes nothing; order 3: nothing to delete")
+	require.Equal(t, int64(1), r.SkippedOlder, "order 2: an older delete changes nothing")
+	require.Equal(t, int64(1), r.DeletedAbsent, "order 3: not in the table, the delete is remembered")
 	require.Equal(t, []string{"2"}, e.Rows("", "order_id"))
+	require.Equal(t, []string{"1|2026-11-29 10:00:00", "3|2026-11-29 10:00:00"},
+		e.Query(`SELECT order_id, updated_at FROM sales.orders__idem_deleted ORDER BY order_id`), "deletes are remembered with their version")
+}
+
+const customersJob = `job: customers
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [customer_id]
+latest_by: updated_at
+delete_when: is_deleted
+columns:
+  customer_id: BIGINT
+  updated_at: TIMESTAMP
+  is_deleted: BOOLEAN
+loaded_at: _loaded_at
+`
+
+// Three daily customer snapshots; the last deletes customer 3.
+var customerSnapshots = map[string]string{
+	"2026-11-01": "customer_id,name,tier,updated_at,is_deleted\n" +
+		"1,Ann,gold,2026-11-01 09:00:00,false\n2,Bob,silver,2026-11-01 09:00:00,false\n" +
+		"3,Cid,bronze,2026-11-01 09:00:00,false\n4,Dee,gold,2026-11-01 09:00:00,false\n",
+	"2026-11-02": "customer_id,name,tier,updated_at,is_deleted\n" +
+		"2,Bob,gold,2026-11-02 09:00:00,false\n3,Cid,silver,2026-11-02 09:00:00,false\n5,Eve,bronze,2026-11-02 09:00:00,false\n",
+	"2026-11-03": "customer_id,name,tier,updated_at,is_deleted\n" +
+		"3,Cid,silver,2026-11-03 09:00:00,true\n4,Dee,platinum,2026-11-03 09:00:00,false\n",
+}
+
+var customerCols = []string{"customer_id", "name", "tier", "updated_at", "is_deleted"}
+
+// A deleted key stays deleted whatever order the snapshots arrive in, and
+// against the same bytes delivered again under a new name.
+func testMergeDeletedStaysDeleted(t *testing.T, h Harness) {
+	want := []string{
+		"1|Ann|gold|2026-11-01 09:00:00|false", "2|Bob|gold|2026-11-02 09:00:00|false",
+		"4|Dee|platinum|2026-11-03 09:00:00|false", "5|Eve|bronze|2026-11-02 09:00:00|false",
+	}
+	days := []string{"2026-11-01", "2026-11-02", "2026-11-03"}
+	var first Sum
+	for _, order := range permutations(days) {
+		e := NewEnv(t, h)
+		for d, body := range customerSnapshots {
+			e.Write("in/"+d+".csv", body)
+		}
+		j := e.Job(customersJob)
+		for _, d := range order {
+			e.MustRun(j, d)
+		}
+		require.Equal(t, want, e.Rows("", customerCols...), "order %v", order)
+		sum := e.Checksum("", "_loaded_at")
+		if first.Rows == 0 {
+			first = sum
+		}
+		require.Equal(t, first, sum, "order %v", order)
+
+		if order[0] == days[0] && order[1] == days[1] {
+			// 11-01's bytes again, under a new name and so a new run id.
+			e.Write("in/2026-11-04.csv", customerSnapshots["2026-11-01"])
+			r := e.MustRun(j, "2026-11-04")
+			require.Equal(t, runner.ActionLoaded, r.Action)
+			require.Equal(t, int64(0), r.Inserted+r.Updated+r.Deleted+r.DeletedAbsent)
+			require.Equal(t, int64(4), r.SkippedOlder)
+			require.Equal(t, want, e.Rows("", customerCols...))
+			require.Equal(t, first, e.Checksum("", "_loaded_at"))
+		}
+	}
+}
+
+// permutations returns every order of xs.
+func permutations(xs []string) [][]string {
+	if len(xs) <= 1 {
+		return [][]string{slices.Clone(xs)}
+	}
+	var out [][]string
+	for i := range xs {
+		rest := slices.Concat(xs[:i:i], xs[i+1:])
+		for _, p := range permutations(rest) {
+			out = append(out, append([]string{xs[i]}, p...))
+		}
+	}
+	return out
+}
+
+// A delete of a key the table does not hold is remembered and counted:
+// an older or equal version of the key cannot insert it, a newer one can.
+func testMergeDeleteAbsent(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	for d, body := range customerSnapshots {
+		e.Write("in/"+d+".csv", body)
+	}
+	j := e.Job(customersJob)
+	tombs := func() []string {
+		return e.Query(`SELECT customer_id, tier, updated_at, is_deleted FROM sales.orders__idem_deleted ORDER BY customer_id`)
+	}
+
+	r := e.MustRun(j, "2026-11-03")
+	require.Equal(t, int64(1), r.DeletedAbsent, "customer 3")
+	require.Equal(t, int64(1), r.Inserted, "customer 4")
+	require.Equal(t, int64(0), r.Deleted+r.SkippedOlder)
+	require.Equal(t, []string{"3|silver|2026-11-03 09:00:00|true"}, tombs())
+	require.Equal(t, []string{fmt.Sprint(r.DeletedAbsent)}, e.Query(`SELECT deleted_absent FROM idem_runs WHERE run_id = $1`, r.RunID), "the ledger counts it")
+
+	r = e.MustRun(j, "2026-11-01")
+	require.Equal(t, int64(2), r.Inserted, "customers 1 and 2")
+	require.Equal(t, int64(2), r.SkippedOlder, "customer 3 (deleted later) and 4 (newer in the table)")
+	require.Equal(t, []string{"1", "2", "4"}, e.Rows("", "customer_id"))
+
+	header := "customer_id,name,tier,updated_at,is_deleted\n"
+	// The same version, live and first by content ("aaa" < "silver"): a
+	// delete still wins over an equal version.
+	e.Write("in/2026-11-05.csv", header+"3,Cid,aaa,2026-11-03 09:00:00,false\n")
+	r = e.MustRun(j, "2026-11-05")
+	require.Equal(t, int64(1), r.SkippedOlder)
+	require.Equal(t, []string{"1", "2", "4"}, e.Rows("", "customer_id"))
+
+	e.Write("in/2026-11-06.csv", header+"3,Cid,gold,2026-11-06 09:00:00,false\n")
+	r = e.MustRun(j, "2026-11-06")
+	require.Equal(t, int64(1), r.Inserted, "a newer version brings it back")
+	require.Equal(t, []string{"3|Cid|gold|2026-11-06 09:00:00|false"}, e.Rows("customer_id = 3", customerCols...))
+	require.Empty(t, tombs(), "and the delete is forgotten")
+
+	e.Write("in/2026-11-07.csv", header+"3,Cid,gold,2026-11-07 09:00:00,true\n")
+	r = e.MustRun(j, "2026-11-07")
+	require.Equal(t, int64(1), r.Deleted)
+	require.Equal(t, []string{"3|gold|2026-11-07 09:00:00|true"}, tombs())
+
+	// A newer delete of a key already deleted replaces its tombstone (an
+	// update in place: DuckDB's unique index must not see it twice).
+	e.Write("in/2026-11-08.csv", header+"3,Cid,gold,2026-11-08 09:00:00,true\n4,Dee,gold,2026-11-08 09:00:00,true\n")
+	r = e.MustRun(j, "2026-11-08")
+	require.Equal(t, int64(1), r.DeletedAbsent)
+	require.Equal(t, int64(1), r.Deleted)
+	require.Equal(t, []string{"3|gold|2026-11-08 09:00:00|true", "4|gold|2026-11-08 09:00:00|true"}, tombs())
+	require.Equal(t, []string{"1", "2"}, e.Rows("", "customer_id"))
+
+	// Replaying every snapshot changes nothing now.
+	for _, d := range []string{"2026-11-01", "2026-11-03", "2026-11-05", "2026-11-06", "2026-11-07"} {
+		r = e.MustRun(j, d, Force)
+		require.Equal(t, int64(0), r.Inserted+r.Updated+r.Deleted+r.DeletedAbsent, d)
+	}
+	require.Equal(t, []string{"1", "2"}, e.Rows("", "customer_id"))
+	require.Len(t, tombs(), 2)
+}
+
+// Two different rows of one key with one version: the one first by content
+// wins, in every load order, as it does within one run. Text is compared
+// bytewise ("Banana" < "apple"), whatever the database's collation.
+func testMergeEqualVersions(t *testing.T, h Harness) {
+	header := "id,name,updated_at\n"
+	a := "1,alpha,2026-11-01 10:00:00\n2,apple,2026-11-01 10:00:00\n3,,2026-11-01 10:00:00\n"
+	b := "1,beta,2026-11-01 10:00:00\n2,Banana,2026-11-01 10:00:00\n3,zz,2026-11-01 10:00:00\n"
+	want := []string{"1|alpha", "2|Banana", "3|zz"}
+	body := `job: equal_versions
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [id]
+latest_by: updated_at
+columns:
+  id: BIGINT
+  name: VARCHAR
+  updated_at: TIMESTAMP
+`
+	var sums []Sum
+	for _, files := range [][]string{{a, b}, {b, a}, {a + b}, {b + a}} {
+		e := NewEnv(t, h)
+		j := e.Job(body)
+		for i, f := range files {
+			date := fmt.Sprintf("2026-11-0%d", i+1)
+			e.Write("in/"+date+".csv", header+f)
+			e.MustRun(j, date)
+		}
+		require.Equal(t, want, e.Rows("", "id", "name"), "%q", files)
+		sums = append(sums, e.Checksum(""))
+	}
+	for _, s := range sums[1:] {
+		require.Equal(t, sums[0], s)
+	}
+}
+
+// The tombstone table's name must fit PostgreSQL's identifiers, on every
+// engine: refused before anything is written.
+func testMergeTombstoneNameTooLong(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-01.csv", customerSnapshots["2026-11-01"])
+	long := strings.Repeat("c", 50)
+	data := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.%s\n%s", e.URL, long, customersJob)
+	path := e.Write("long.yaml", data)
+	j, err := job.Load(path)
+	require.NoError(t, err)
+	_, err = e.Run(j, "2026-11-01")
+	var je *job.Error
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), "target.table")
+	require.Contains(t, err.Error(), "too long for delete_when")
+	require.Empty(t, e.Query(`SELECT 1 FROM information_schema.tables WHERE table_name = $1`, long), "nothing was created")
 }
 
 func testMergeMissingKey(t *testing.T, h Harness) {
@@ -288,4 +491,23 @@ columns:
 	require.Equal(t, int64(272), r.RowsDeduped)
 	require.Equal(t, int64(16713), r.Inserted)
 	require.Equal(t, int64(16713), e.Checksum("").Rows)
+}
+
+// An idem_runs an older version created, without deleted_absent, gains the
+// column; its rows read as 0.
+func testLedgerOlderVersion(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Exec(`CREATE TABLE idem_runs (job VARCHAR NOT NULL, "partition" VARCHAR NOT NULL, run_id VARCHAR NOT NULL,
+  seq BIGINT NOT NULL, input_fingerprint VARCHAR NOT NULL, definition_hash VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
+  rows_in BIGINT NOT NULL, rows_deduped BIGINT NOT NULL, rows_out_of_window BIGINT NOT NULL, inserted BIGINT NOT NULL,
+  updated BIGINT NOT NULL, deleted BIGINT NOT NULL, skipped_older BIGINT NOT NULL, row_count BIGINT NOT NULL,
+  checksum VARCHAR NOT NULL, partition_closed BOOLEAN NOT NULL, started_at TIMESTAMPTZ NOT NULL,
+  finished_at TIMESTAMPTZ NOT NULL, idem_version VARCHAR NOT NULL, PRIMARY KEY (job, "partition", run_id))`,
+		`INSERT INTO idem_runs VALUES ('old', '2026-10-01', 'r0', 1, 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true,
+  TIMESTAMPTZ '2026-10-02 00:00:00+00', TIMESTAMPTZ '2026-10-02 00:00:01+00', '0.0.1')`)
+	e.Write("in/2026-11-03.csv", customerSnapshots["2026-11-03"])
+	r := e.MustRun(e.Job(customersJob), "2026-11-03")
+	require.Equal(t, int64(1), r.DeletedAbsent)
+	require.Equal(t, []string{"old|0", "customers|1"},
+		e.Query(`SELECT job, deleted_absent FROM idem_runs ORDER BY seq, job DESC`))
 }
