@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
@@ -97,6 +98,38 @@ func (r *run) merge(ctx context.Context) error {
 	}
 	r.crash(CrashAfterWrite)
 	return nil
+}
+
+// alignStage gives the staged columns the target's types where they
+// differ, as an INSERT would cast them, before de-duplication: a merge
+// compares staged rows with the target's (DuckDB refuses to compare a text
+// column with a number, and a column empty in a whole file is read as text),
+// and rows must be ordered by the types the target holds, within a run as
+// across runs. PostgreSQL's loader has done this already for files.
+func (r *run) alignStage(ctx context.Context) error {
+	target := map[string]string{}
+	for _, c := range r.targetCols {
+		target[c.Name] = c.Type
+	}
+	changed := false
+	for _, c := range r.stageCols {
+		typ, ok := target[c.Name]
+		if !ok || strings.EqualFold(typ, c.Type) {
+			continue
+		}
+		col := r.d.Ident(c.Name)
+		q := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", r.d.Ident(stageTable), col, typ, col, typ)
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return &InputError{Msg: fmt.Sprintf("column %q of the input does not convert to %s, its type in %s: %v", c.Name, typ, r.job.Target.Table, err)}
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	var err error
+	r.stageCols, err = r.s.columns(ctx, r.d, r.d.Ident(stageTable))
+	return err
 }
 
 // checkGeneratedKey refuses a merge key the database generates: every rerun
