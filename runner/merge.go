@@ -38,10 +38,8 @@ func (r *run) merge(ctx context.Context) error {
 			return &job.Error{File: j.Path, Problems: []job.Problem{{Path: "target.table", Msg: err.Error()}}}
 		}
 		spec.Tombstones = tomb
-		for _, q := range r.st.Tombstones(spec) {
-			if _, err := r.s.exec(ctx, q); err != nil {
-				return fmt.Errorf("creating the tombstone table %s: %w", tomb.Name, err)
-			}
+		if err := r.ensureTombstones(ctx, spec); err != nil {
+			return err
 		}
 	}
 	if _, err := r.s.exec(ctx, r.st.MergePlan(planTable, r.src, actionColumn, spec)); err != nil {
@@ -97,6 +95,30 @@ func (r *run) merge(ctx context.Context) error {
 		}
 	}
 	r.crash(CrashAfterWrite)
+	return nil
+}
+
+// ensureTombstones creates the tombstone table, and gives it the staged
+// columns it lacks: they were added to the target (on_schema_change:
+// add_columns) after the tombstone table was made like it.
+func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error {
+	for _, q := range r.st.Tombstones(spec) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("creating the tombstone table %s: %w", spec.Tombstones.Name, err)
+		}
+	}
+	have, err := r.s.columns(ctx, r.d, r.d.Table(spec.Tombstones))
+	if err != nil {
+		return err
+	}
+	for _, c := range r.stageCols {
+		if slices.Contains(names(have), c.Name) {
+			continue
+		}
+		if _, err := r.s.exec(ctx, r.st.AddColumn(spec.Tombstones, stageTable, c)); err != nil {
+			return fmt.Errorf("adding column %q to %s: %w", c.Name, spec.Tombstones.Name, err)
+		}
+	}
 	return nil
 }
 

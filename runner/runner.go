@@ -292,15 +292,15 @@ func (r *run) do(ctx context.Context) (err error) {
 				return r.finishSkip(tx, err, skipped)
 			}
 		}
+		if err := r.checkTypes(ctx); err != nil {
+			return err
+		}
 		if j.Strategy == job.StrategyMerge && r.exists {
 			if err := r.alignStage(ctx); err != nil {
 				return err
 			}
 		}
 		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
-			return err
-		}
-		if err := r.checkTypes(ctx); err != nil {
 			return err
 		}
 		if err := r.addColumns(ctx); err != nil {

@@ -35,6 +35,7 @@ var mergeCases = []struct {
 	{"MergeDeleteOfAbsentKey", testMergeDeleteAbsent},
 	{"MergeEqualVersionsByContent", testMergeEqualVersions},
 	{"MergeTombstoneNameTooLong", testMergeTombstoneNameTooLong},
+	{"MergeTombstonesGainNewColumns", testMergeTombstonesNewColumn},
 	{"LedgerFromAnOlderVersion", testLedgerOlderVersion},
 	{"MergeMissingKeyColumn", testMergeMissingKey},
 	{"MergeGeneratedKeyRejected", testMergeGeneratedKey},
@@ -679,6 +680,22 @@ columns:
 	require.Equal(t, int64(272), r.RowsDeduped)
 	require.Equal(t, int64(16713), r.Inserted)
 	require.Equal(t, int64(16713), e.Checksum("").Rows)
+}
+
+// A column the input brings later is added to the target
+// (on_schema_change: add_columns) and to the tombstone table alike.
+func testMergeTombstonesNewColumn(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-03.csv", customerSnapshots["2026-11-03"])
+	e.Write("in/2026-11-04.csv", "customer_id,name,tier,updated_at,is_deleted,channel\n"+
+		"4,Dee,gold,2026-11-04 09:00:00,true,web\n6,Fay,gold,2026-11-04 09:00:00,false,shop\n")
+	j := e.Job(customersJob + "on_schema_change: add_columns\n")
+	e.MustRun(j, "2026-11-03")
+	r := e.MustRun(j, "2026-11-04")
+	require.Equal(t, int64(1), r.Deleted)
+	require.Equal(t, int64(1), r.Inserted)
+	require.Equal(t, []string{"3|NULL", "4|web"}, e.Query(`SELECT customer_id, channel FROM sales.orders__idem_deleted ORDER BY customer_id`))
+	require.Equal(t, []string{"6|shop"}, e.Rows("", "customer_id", "channel"))
 }
 
 // An idem_runs an older version created, without deleted_absent, gains the

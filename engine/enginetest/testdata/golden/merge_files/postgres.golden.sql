@@ -71,6 +71,8 @@ SELECT pg_advisory_xact_lock(3296780288592768586);
 
 CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" (LIKE "sales"."orders", PRIMARY KEY ("order_id"));
 
+SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
+
 CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, CASE
   WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE 'skip' END
   WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" COLLATE "C" < x."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND x."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM x."status" COLLATE "C" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE 'skip' END
