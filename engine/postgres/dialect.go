@@ -171,8 +171,10 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 // LedgerDDL creates idem_runs. Concurrent first runs would race to create it
 // (CREATE TABLE IF NOT EXISTS fails on an uncommitted twin), so the check
 // and the create run under an advisory lock, in one statement. A column a
-// later version brought is added to a table an older version created; only
-// then, since ALTER TABLE locks out every run until it commits.
+// later version brought is added to a table an older version created, only
+// when it is missing: ALTER TABLE … ADD COLUMN IF NOT EXISTS takes an
+// exclusive lock even when the column exists, so it would wait for every
+// open run that has read the ledger.
 func (d Dialect) LedgerDDL(t engine.Table) []string {
 	return []string{fmt.Sprintf(`DO $idem$ BEGIN
 PERFORM pg_advisory_xact_lock(%d);
@@ -202,7 +204,9 @@ CREATE TABLE IF NOT EXISTS %s (
   PRIMARY KEY ("job", "partition", "run_id")
 );
 -- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-ALTER TABLE %[2]s ADD COLUMN IF NOT EXISTS "target_table" TEXT;
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%[3]s) AND attname = 'target_table' AND NOT attisdropped) THEN
+  ALTER TABLE %[2]s ADD COLUMN "target_table" TEXT;
+END IF;
 IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%[3]s) AND attname = 'deleted_absent' AND NOT attisdropped) THEN
   ALTER TABLE %[2]s ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
 END IF;

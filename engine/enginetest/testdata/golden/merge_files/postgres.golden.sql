@@ -26,7 +26,9 @@ CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
   PRIMARY KEY ("job", "partition", "run_id")
 );
 -- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-ALTER TABLE "public"."idem_runs" ADD COLUMN IF NOT EXISTS "target_table" TEXT;
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'target_table' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "target_table" TEXT;
+END IF;
 IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'deleted_absent' AND NOT attisdropped) THEN
   ALTER TABLE "public"."idem_runs" ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
 END IF;
