@@ -143,7 +143,7 @@ type MergeSpec struct {
 // MergeStatements are the merge strategy's steps.
 type MergeStatements interface {
 	// Tombstones creates m.Tombstones if it does not exist: the target's
-	// columns, unique on the key, so looking a key up is an index lookup.
+	// columns, and a primary key or unique index on the key.
 	Tombstones(m MergeSpec) []string
 	// MergePlan creates temporary table plan: every row of src with an
 	// action column (named by the last argument) saying what the merge will

@@ -7,7 +7,10 @@ import (
 )
 
 // Tombstones creates the tombstone table with the target's columns and a
-// unique index on the key (an ART index: a key is looked up, not scanned for).
+// unique index on the key, which keeps one tombstone per key. DuckDB's
+// optimizer hash-joins staging with the tombstones, as with the target (it
+// does not pick an index join): one scan of the deletes per run, not one per
+// staged row.
 func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	return []string{
 		fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT * FROM %s LIMIT 0", d.Table(m.Tombstones), d.Table(m.Target)),
