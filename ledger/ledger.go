@@ -29,6 +29,7 @@ type Entry struct {
 	Inserted         int64
 	Updated          int64
 	Deleted          int64
+	DeletedAbsent    int64 // merge: deletes of keys the table did not hold, remembered
 	SkippedOlder     int64
 	RowCount         int64
 	Checksum         string
@@ -45,7 +46,7 @@ type Entry struct {
 var Columns = []string{
 	"job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy",
 	"rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted",
-	"skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
+	"deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
 	"idem_version", "target_table",
 }
 
@@ -56,7 +57,7 @@ func (e *Entry) fields() []any {
 	return []any{
 		&e.Job, &e.Partition, &e.RunID, &e.Seq, &e.InputFingerprint, &e.DefinitionHash, &e.Strategy,
 		&e.RowsIn, &e.RowsDeduped, &e.RowsOutOfWindow, &e.Inserted, &e.Updated, &e.Deleted,
-		&e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
+		&e.DeletedAbsent, &e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
 		&e.IdemVersion, &e.TargetTable,
 	}
 }

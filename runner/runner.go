@@ -81,6 +81,7 @@ type Result struct {
 	Inserted         int64  `json:"inserted"`
 	Updated          int64  `json:"updated"`
 	Deleted          int64  `json:"deleted"`
+	DeletedAbsent    int64  `json:"deleted_absent"` // deletes of keys the table did not hold, remembered
 	SkippedOlder     int64  `json:"skipped_older"`
 	RowCount         int64  `json:"row_count"`
 	Checksum         string `json:"checksum"`
@@ -302,10 +303,15 @@ func (r *run) do(ctx context.Context) (err error) {
 				return r.finishSkip(tx, err, skipped)
 			}
 		}
-		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
+		if err := r.checkTypes(ctx); err != nil {
 			return err
 		}
-		if err := r.checkTypes(ctx); err != nil {
+		if j.Strategy == job.StrategyMerge && r.exists {
+			if err := r.alignStage(ctx); err != nil {
+				return err
+			}
+		}
+		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
 			return err
 		}
 		if err := r.addColumns(ctx); err != nil {
@@ -835,7 +841,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	if distinct == total {
 		return stageTable, nil
 	}
-	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, cols)); err != nil {
+	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, j.DeleteWhen, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
 	}
 	kept, err := r.s.count(ctx, "SELECT count(*) FROM "+r.d.Ident(dedupTable))
@@ -946,7 +952,7 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		InputFingerprint: res.InputFingerprint, DefinitionHash: r.job.DefinitionHash(),
 		Strategy: r.job.Strategy, RowsIn: res.RowsIn, RowsDeduped: res.RowsDeduped,
 		RowsOutOfWindow: res.RowsOutOfWindow, Inserted: res.Inserted, Updated: res.Updated,
-		Deleted: res.Deleted, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
+		Deleted: res.Deleted, DeletedAbsent: res.DeletedAbsent, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
 		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(),
 	}

@@ -357,3 +357,30 @@ func TestOpenReadOnly(t *testing.T) {
 	var n int
 	require.NoError(t, ro.Conn().QueryRowContext(t.Context(), `SELECT count(*) FROM t`).Scan(&n))
 }
+
+// Creating the ledger when it exists never waits for a run that has read
+// it: the columns a later version adds are added only when missing, since
+// ALTER TABLE waits for every open reader, even when there is nothing to add.
+func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
+	t.Parallel()
+	url := freshDatabase(t)
+	ctx := t.Context()
+	a, b := open(t, url), open(t, url)
+	st := a.Statements()
+	for _, q := range st.LedgerDDL(a.LedgerTable()) {
+		_, err := a.Conn().ExecContext(ctx, q)
+		require.NoError(t, err)
+	}
+	tx, err := a.Conn().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, "SELECT count(*) FROM "+a.Dialect().Table(a.LedgerTable()))
+	require.NoError(t, err)
+
+	_, err = b.Conn().ExecContext(ctx, "SET lock_timeout = '500ms'")
+	require.NoError(t, err)
+	for _, q := range st.LedgerDDL(b.LedgerTable()) {
+		_, err := b.Conn().ExecContext(ctx, q)
+		require.NoError(t, err)
+	}
+}

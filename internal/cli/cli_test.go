@@ -62,7 +62,7 @@ func TestRunJSON(t *testing.T) {
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	for _, k := range []string{"job", "partition", "run_id", "action", "rows_in", "rows_deduped", "rows_out_of_window",
-		"inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "input_fingerprint", "duration_ms"} {
+		"inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "input_fingerprint", "duration_ms"} {
 		require.Contains(t, got, k)
 	}
 	require.Equal(t, "loaded", got["action"])
@@ -224,4 +224,37 @@ partition:
 	require.Equal(t, 2, code, errOut)
 	require.Contains(t, errOut, "target.url: malformed target URL")
 	require.NotContains(t, out+errOut, "S3cr3t")
+}
+
+// A merge's delete of a key the table does not hold is counted as
+// deleted_absent, in the human line and in --json.
+func TestMergeDeletedAbsent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026-11-03.csv"),
+		[]byte("id,name,updated_at,is_deleted\n3,Cid,2026-11-03 09:00:00,true\n4,Dee,2026-11-03 09:00:00,false\n"), 0o644))
+	jobPath := filepath.Join(dir, "customers.yaml")
+	require.NoError(t, os.WriteFile(jobPath, []byte(`idem: 1
+job: customers
+target:
+  url: duckdb:out.duckdb
+  table: customers
+source:
+  files: "{{ date }}.csv"
+strategy: merge
+key: [id]
+latest_by: updated_at
+delete_when: is_deleted
+`), 0o644))
+
+	code, out, errOut := run(t, "run", jobPath, "--date", "2026-11-03")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "; 1 inserted, 0 updated, 0 deleted, 1 deletes of absent keys remembered, 0 skipped as not newer;")
+
+	code, out, errOut = run(t, "run", jobPath, "--date", "2026-11-03", "--force", "--json")
+	require.Equal(t, 0, code, errOut)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.EqualValues(t, 0, got["deleted_absent"], "the same delete again changes nothing")
+	require.EqualValues(t, 2, got["skipped_older"])
 }

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "inserted" BIGINT NOT NULL,
   "updated" BIGINT NOT NULL,
   "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
   "skipped_older" BIGINT NOT NULL,
   "row_count" BIGINT NOT NULL,
   "checksum" VARCHAR NOT NULL,
@@ -51,9 +52,11 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
 
 ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" VARCHAR;
 
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" BIGINT DEFAULT 0;
+
 SELECT coalesce(max("seq"), 0) + 1 FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = EXCLUDED."seq", "input_fingerprint" = EXCLUDED."input_fingerprint", "definition_hash" = EXCLUDED."definition_hash", "strategy" = EXCLUDED."strategy", "rows_in" = EXCLUDED."rows_in", "rows_deduped" = EXCLUDED."rows_deduped", "rows_out_of_window" = EXCLUDED."rows_out_of_window", "inserted" = EXCLUDED."inserted", "updated" = EXCLUDED."updated", "deleted" = EXCLUDED."deleted", "skipped_older" = EXCLUDED."skipped_older", "row_count" = EXCLUDED."row_count", "checksum" = EXCLUDED."checksum", "partition_closed" = EXCLUDED."partition_closed", "started_at" = EXCLUDED."started_at", "finished_at" = EXCLUDED."finished_at", "idem_version" = EXCLUDED."idem_version", "target_table" = EXCLUDED."target_table";
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) ON CONFLICT ("job", "partition", "run_id") DO UPDATE SET "seq" = EXCLUDED."seq", "input_fingerprint" = EXCLUDED."input_fingerprint", "definition_hash" = EXCLUDED."definition_hash", "strategy" = EXCLUDED."strategy", "rows_in" = EXCLUDED."rows_in", "rows_deduped" = EXCLUDED."rows_deduped", "rows_out_of_window" = EXCLUDED."rows_out_of_window", "inserted" = EXCLUDED."inserted", "updated" = EXCLUDED."updated", "deleted" = EXCLUDED."deleted", "deleted_absent" = EXCLUDED."deleted_absent", "skipped_older" = EXCLUDED."skipped_older", "row_count" = EXCLUDED."row_count", "checksum" = EXCLUDED."checksum", "partition_closed" = EXCLUDED."partition_closed", "started_at" = EXCLUDED."started_at", "finished_at" = EXCLUDED."finished_at", "idem_version" = EXCLUDED."idem_version", "target_table" = EXCLUDED."target_table";
 
 DROP TABLE IF EXISTS "idem_stage";
 
