@@ -74,7 +74,7 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 	var dbs []engine.DB
 	defer func() {
 		for _, db := range dbs {
-			db.Close()
+			closeTarget(ctx, db)
 		}
 	}()
 	for i := range workers {
@@ -93,7 +93,11 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 		dbs = append(dbs, db)
 	}
 	b := &Backfilled{Workers: len(dbs)}
+	red := job.NewRedactor(j.Target.URL)
 	results, err := runner.Backfill(ctx, dbs, j, windows, opts.Options, func(r Result, err error) {
+		// Driver text never holds the password by construction; this is
+		// the second line, as in Run.
+		r.Error, err = red.String(r.Error), red.Error(err)
 		switch {
 		case errors.Is(err, engine.ErrLocked):
 			b.Locked = append(b.Locked, r.Partition)
@@ -106,6 +110,9 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 			opts.Each(r, err)
 		}
 	})
+	for i := range results {
+		results[i].Error = red.String(results[i].Error)
+	}
 	b.Results = results
 	ran := map[string]bool{}
 	for _, r := range results {
@@ -120,9 +127,21 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 		sortLabels(*l)
 	}
 	if err != nil {
-		return b, fmt.Errorf("backfill stopped: %w", err)
+		return b, red.Error(fmt.Errorf("backfill stopped: %w", err))
 	}
 	return b, nil
+}
+
+// closeTarget closes a target, removing a database file this process
+// created if nothing was committed to it (as Run does).
+func closeTarget(ctx context.Context, db engine.DB) {
+	if u, ok := db.(interface {
+		RemoveIfUnused(context.Context) (bool, error)
+	}); ok {
+		u.RemoveIfUnused(context.WithoutCancel(ctx))
+		return
+	}
+	db.Close()
 }
 
 // sortLabels sorts partition labels, which sort as their times do.

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -52,8 +53,26 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	return runner.Run(ctx, db, j, opts)
+	results, err := runner.Run(ctx, db, j, opts)
+	// Driver text never holds the password by construction; this is the
+	// second line, for library users who print errors themselves.
+	red := job.NewRedactor(j.Target.URL)
+	err = red.Error(err)
+	for i := range results {
+		results[i].Error = red.String(results[i].Error)
+	}
+	// A run that committed nothing to a database file it created (a
+	// refused job, a failed or skipped run) removes the file again: exit 2
+	// promises nothing was touched, and a new target left unchanged is no
+	// target. Only an engine that creates files at Open has this.
+	if u, ok := db.(interface {
+		RemoveIfUnused(context.Context) (bool, error)
+	}); ok {
+		u.RemoveIfUnused(context.WithoutCancel(ctx))
+		return results, err
+	}
+	db.Close()
+	return results, err
 }
 
 // ErrTarget marks a target URL that cannot be used: malformed, or naming an
@@ -63,10 +82,26 @@ var ErrTarget = errors.New("unusable target URL")
 type targetError struct{ error }
 
 func (targetError) Is(target error) bool { return target == ErrTarget }
+func (e targetError) Unwrap() error      { return e.error }
 
 // Open opens a target URL. A relative DuckDB path resolves against dir (the
 // job file's folder), so a job runs the same from any working directory.
 func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engine.DB, error) {
+	db, err := open(ctx, url, dir, lockTimeout, false)
+	return db, job.NewRedactor(url).Error(err)
+}
+
+// OpenReadOnly opens an existing target so that nothing run on it can write
+// (DuckDB: access_mode READ_ONLY, which also reads a file this process may
+// not write; PostgreSQL: every transaction READ ONLY). A DuckDB file that
+// does not exist is an error wrapping both ErrTarget and fs.ErrNotExist,
+// and is not created.
+func OpenReadOnly(ctx context.Context, url, dir string, lockTimeout time.Duration) (engine.DB, error) {
+	db, err := open(ctx, url, dir, lockTimeout, true)
+	return db, job.NewRedactor(url).Error(err)
+}
+
+func open(ctx context.Context, url, dir string, lockTimeout time.Duration, readOnly bool) (db engine.DB, err error) {
 	name, rest, err := job.SplitURL(url)
 	if err != nil {
 		return nil, targetError{err}
@@ -76,9 +111,28 @@ func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engi
 		if rest != ":memory:" && !filepath.IsAbs(rest) {
 			rest = filepath.Join(dir, rest)
 		}
-		return duckdb.Open(ctx, rest, lockTimeout)
+		if readOnly {
+			db, err = duckdb.OpenReadOnly(ctx, rest, lockTimeout)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, targetError{err}
+			}
+		} else {
+			db, err = duckdb.Open(ctx, rest, lockTimeout)
+		}
 	case "postgres":
-		return postgres.Open(ctx, rest, lockTimeout)
+		if readOnly {
+			db, err = postgres.OpenReadOnly(ctx, rest, lockTimeout)
+		} else {
+			db, err = postgres.Open(ctx, rest, lockTimeout)
+		}
+		if errors.Is(err, job.ErrURL) {
+			return nil, targetError{err}
+		}
+	default:
+		return nil, targetError{fmt.Errorf("%s targets are not supported by this version of idem yet (%s)", name, job.Redact(url))}
 	}
-	return nil, targetError{fmt.Errorf("%s targets are not supported by this version of idem yet (%s)", name, job.Redact(url))}
+	if err != nil { // a nil *duckdb.DB must not become a non-nil engine.DB
+		return nil, err
+	}
+	return db, nil
 }

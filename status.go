@@ -2,6 +2,8 @@ package idem
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"slices"
 	"time"
 
@@ -61,8 +63,8 @@ func (s *Status) OK() bool {
 
 // ReadStatus reads the ledger (idem_runs and idem_failures) of j's target
 // for partitions from..to, both included, or, when both are "", for every
-// partition between the first and the last the ledger knows. It writes
-// nothing and creates no ledger.
+// partition between the first and the last the ledger knows. It opens the
+// target read-only: it writes nothing and creates no file or ledger.
 func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.Duration) (*Status, error) {
 	var windows []job.Window
 	if from != "" || to != "" {
@@ -71,18 +73,21 @@ func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.D
 			return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 		}
 	}
-	db, err := Open(ctx, j.Target.URL, j.Dir, lockTimeout)
-	if err != nil {
+	var runs map[string]ledger.Entry
+	var failures map[string]ledger.Failure
+	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // no database file: nothing loaded
+	case err != nil:
 		return nil, err
-	}
-	defer db.Close()
-	runs, err := ledger.LastRuns(ctx, db.Conn(), db, j.Name)
-	if err != nil {
-		return nil, err
-	}
-	failures, err := ledger.LastFailures(ctx, db.Conn(), db, j.Name)
-	if err != nil {
-		return nil, err
+	default:
+		defer db.Close()
+		if runs, err = ledger.LastRuns(ctx, db.Conn(), db, j.Name); err != nil {
+			return nil, err
+		}
+		if failures, err = ledger.LastFailures(ctx, db.Conn(), db, j.Name); err != nil {
+			return nil, err
+		}
 	}
 
 	s := &Status{Job: j.Name, From: from, To: to}

@@ -73,6 +73,10 @@ type Dialect interface {
 	// PartitionStart is the start of the partition (unit hour, day or
 	// month) holding the quoted column col's value, instants read in zone.
 	PartitionStart(col string, k TimeKind, unit, zone string) string
+	// ContentKey is expr, a value of sqlType, as rows are compared by
+	// content (de-duplication ties, merge ties): text bytewise, whatever the
+	// database's collation, and types without an order as their text.
+	ContentKey(expr, sqlType string) string
 }
 
 // Statements returns the SQL text of the steps whose spelling differs
@@ -91,10 +95,11 @@ type StagingStatements interface {
 	// StageQuery creates temporary table stage from a query's result.
 	StageQuery(stage, query string) string
 	// Dedup creates temporary table dst from src with one row per key: the
-	// greatest latestBy (if given), ties broken by the whole row. cols carry
-	// their types so an engine can compare text bytewise, whatever the
-	// database's collation.
-	Dedup(dst, src string, key []string, latestBy string, cols []Column) string
+	// key's first row in the row order (see RowOrder): the greatest latestBy
+	// (if given), a delete (deleteWhen, if given) before a live row, then
+	// the whole row. cols carry their types so an engine can compare text
+	// bytewise, whatever the database's collation.
+	Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []Column) string
 	// CreateTableFrom creates target with stage's columns (and no rows),
 	// plus a loadedAt column when given.
 	CreateTableFrom(target Table, stage, loadedAt string) []string
@@ -110,12 +115,16 @@ type StagingStatements interface {
 	AddColumn(target Table, stage string, c Column) string
 }
 
-// Merge actions, as the merge plan's action column holds them.
+// Merge actions, as the merge plan's action column holds them. A staged
+// row "wins" when it precedes the key's current row (live or tombstone) in
+// the row order, or the key has no current row.
 const (
-	MergeInsert = "insert"
-	MergeUpdate = "update"
-	MergeDelete = "delete"
-	MergeSkip   = "skip"
+	MergeInsert       = "insert"        // a live row for a new key
+	MergeUpdate       = "update"        // a live row wins over a live row
+	MergeDelete       = "delete"        // a delete wins over a live row: remove it, remember the delete
+	MergeReinsert     = "reinsert"      // a live row wins over a tombstone: insert it, forget the delete
+	MergeDeleteAbsent = "delete_absent" // a delete of a key the table does not hold: remember it
+	MergeSkip         = "skip"          // the row does not win
 )
 
 // MergeSpec is what a merge needs to know about its columns.
@@ -123,20 +132,27 @@ type MergeSpec struct {
 	Target     Table
 	Key        []string
 	LatestBy   string
-	DeleteWhen string   // optional boolean column
-	Cols       []string // the staged columns, all written to the target
+	DeleteWhen string // optional boolean column
+	// Tombstones is where deletes are remembered (TombstoneTable), set
+	// with DeleteWhen.
+	Tombstones Table
+	Cols       []Column // the staged columns, all written to the target
 	LoadedAt   string   // optional metadata column, bound as parameter 1
 }
 
 // MergeStatements are the merge strategy's steps.
 type MergeStatements interface {
+	// Tombstones creates m.Tombstones if it does not exist: the target's
+	// columns, and a primary key or unique index on the key.
+	Tombstones(m MergeSpec) []string
 	// MergePlan creates temporary table plan: every row of src with an
 	// action column (named by the last argument) saying what the merge will
-	// do with it: insert a new key, update or delete a key whose staged
-	// version is strictly newer, or skip an older or equal version.
+	// do with it (one of the Merge* actions).
 	MergePlan(plan, src, action string, m MergeSpec) string
-	// Merge applies a plan to the target: first the statement that deletes
-	// and updates matched keys, then the one that inserts new keys.
+	// Merge applies a plan: first the statement that deletes and updates
+	// matched keys of the target, then (with tombstones) the one that
+	// writes and removes tombstones, then the one that inserts keys into
+	// the target.
 	Merge(plan, action string, m MergeSpec) []string
 	// GeneratedColumns selects the names of target columns whose values
 	// the database generates (identity, serial, uuid defaults).

@@ -9,13 +9,6 @@ import (
 // built only from a Dialect's quoting and literals. An engine whose MERGE
 // differs writes its own MergeStatements.
 
-// newer is the newest-wins guard: the staged version is strictly newer than
-// the target's. A target row without a version loses to any versioned row.
-func newer(d Dialect, latestBy, s, t string) string {
-	v := d.Ident(latestBy)
-	return fmt.Sprintf("(%s.%s < %s.%s OR (%s.%s IS NULL AND %s.%s IS NOT NULL))", t, v, s, v, t, v, s, v)
-}
-
 func keyJoin(d Dialect, key []string, s, t string) string {
 	conds := make([]string, len(key))
 	for i, k := range key {
@@ -24,36 +17,42 @@ func keyJoin(d Dialect, key []string, s, t string) string {
 	return strings.Join(conds, " AND ")
 }
 
-func isDelete(d Dialect, m MergeSpec, s string) string {
+// byDelete picks the action for a winning staged row: ifDelete when its
+// delete_when column is true, else ifLive.
+func byDelete(d Dialect, m MergeSpec, ifDelete, ifLive string) string {
 	if m.DeleteWhen == "" {
-		return "false"
+		return d.String(ifLive)
 	}
-	return fmt.Sprintf("coalesce(%s.%s, false)", s, d.Ident(m.DeleteWhen))
+	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", deleteFlag(d, m.DeleteWhen, "s"), d.String(ifDelete), d.String(ifLive))
 }
 
-// StandardMergePlan classifies each staged row against the target in one
-// join. The target's key is unique (idem's merges keep it so), so the join
-// does not multiply rows.
+// StandardMergePlan classifies each staged row against the key's current
+// row: the target's live row, else its tombstone. The target's key is unique
+// (idem's merges keep it so) and so is the tombstones', so the joins do not
+// multiply rows.
 func StandardMergePlan(d Dialect, plan, src, action string, m MergeSpec) string {
-	return fmt.Sprintf(`CREATE TEMP TABLE %s AS SELECT s.*, CASE
-  WHEN t.%s IS NULL THEN CASE WHEN %s THEN %s ELSE %s END
-  WHEN %s THEN CASE WHEN %s THEN %s ELSE %s END
-  ELSE %s END AS %s
-FROM %s AS s LEFT JOIN %s AS t ON %s`,
-		d.Ident(plan),
-		d.Ident(m.Key[0]), isDelete(d, m, "s"), d.String(MergeSkip), d.String(MergeInsert),
-		newer(d, m.LatestBy, "s", "t"), isDelete(d, m, "s"), d.String(MergeDelete), d.String(MergeUpdate),
-		d.String(MergeSkip), d.Ident(action),
-		d.Ident(src), d.Table(m.Target), keyJoin(d, m.Key, "s", "t"))
+	k := d.Ident(m.Key[0])
+	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
+		k, precedes(d, m, "s", "t"), byDelete(d, m, MergeDelete, MergeUpdate), d.String(MergeSkip))
+	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), d.Table(m.Target), keyJoin(d, m.Key, "s", "t"))
+	if m.Tombstones.Name != "" {
+		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
+			k, precedes(d, m, "s", "x"), byDelete(d, m, MergeDeleteAbsent, MergeReinsert), d.String(MergeSkip))
+		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
+	}
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT s.*, CASE\n%s  ELSE %s END AS %s\n%s",
+		d.Ident(plan), cases, byDelete(d, m, MergeDeleteAbsent, MergeInsert), d.Ident(action), from)
 }
 
-// StandardMerge applies a plan in two statements: a MERGE of the matched
-// keys (deletes and updates, the newest-wins guard repeated so it alone
-// never lets an older row overwrite a newer one), then a plain INSERT of the
-// new keys. Only the matched rows go through the join, which measured
-// faster than one MERGE of every row on both DuckDB and PostgreSQL; the
-// plan was made in the same transaction under the run's lock, so its new
-// keys are still new.
+// StandardMerge applies a plan: a MERGE of the target's matched keys
+// (deletes and updates), then with tombstones a MERGE of the tombstones
+// (write the deletes, forget those a live row won over), then a plain INSERT
+// of the keys new to the target. The row-order guard is repeated in each
+// MERGE, so it alone never lets a row overwrite one it does not precede.
+// Only the matched rows go through the target's join, which measured faster
+// than one MERGE of every row on both DuckDB and PostgreSQL; the plan was
+// made in the same transaction under the run's lock, so its new keys are
+// still new.
 func StandardMerge(d Dialect, plan, action string, m MergeSpec) []string {
 	isKey := map[string]bool{}
 	for _, k := range m.Key {
@@ -61,10 +60,10 @@ func StandardMerge(d Dialect, plan, action string, m MergeSpec) []string {
 	}
 	var set, cols, vals []string
 	for _, c := range m.Cols {
-		cols = append(cols, d.Ident(c))
-		vals = append(vals, d.Ident(c))
-		if !isKey[c] {
-			set = append(set, fmt.Sprintf("%s = s.%s", d.Ident(c), d.Ident(c)))
+		cols = append(cols, d.Ident(c.Name))
+		vals = append(vals, "s."+d.Ident(c.Name))
+		if !isKey[c.Name] {
+			set = append(set, fmt.Sprintf("%s = s.%s", d.Ident(c.Name), d.Ident(c.Name)))
 		}
 	}
 	if m.LoadedAt != "" {
@@ -83,9 +82,34 @@ WHEN MATCHED AND %s = %s AND %s THEN DELETE
 WHEN MATCHED AND %s = %s AND %s THEN UPDATE SET %s`,
 		d.Table(m.Target), d.Ident(plan), d.Ident(action), d.String(MergeUpdate), d.String(MergeDelete),
 		keyJoin(d, m.Key, "s", "t"),
-		a, d.String(MergeDelete), newer(d, m.LatestBy, "s", "t"),
-		a, d.String(MergeUpdate), newer(d, m.LatestBy, "s", "t"), strings.Join(set, ", "))
-	inserts := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s = %s",
-		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), d.Ident(action), d.String(MergeInsert))
-	return []string{matched, inserts}
+		a, d.String(MergeDelete), precedes(d, m, "s", "t"),
+		a, d.String(MergeUpdate), precedes(d, m, "s", "t"), strings.Join(set, ", "))
+	stmts := []string{matched}
+	if m.Tombstones.Name != "" {
+		// A tombstone is updated in place, never deleted and inserted again
+		// in one transaction: DuckDB's unique index can report a duplicate
+		// key for that.
+		stmts = append(stmts, fmt.Sprintf(`MERGE INTO %s AS t
+USING (SELECT * FROM %s WHERE %s IN (%s, %s, %s)) AS s
+ON %s
+WHEN MATCHED AND %s = %s AND %s THEN DELETE
+WHEN MATCHED AND %s <> %s AND %s THEN UPDATE SET %s
+WHEN NOT MATCHED AND %s <> %s THEN INSERT (%s) VALUES (%s)`,
+			d.Table(m.Tombstones), d.Ident(plan), d.Ident(action), d.String(MergeDelete), d.String(MergeDeleteAbsent), d.String(MergeReinsert),
+			keyJoin(d, m.Key, "s", "t"),
+			a, d.String(MergeReinsert), precedes(d, m, "s", "t"),
+			a, d.String(MergeReinsert), precedes(d, m, "s", "t"), strings.Join(set, ", "),
+			a, d.String(MergeReinsert), strings.Join(cols, ", "), strings.Join(vals, ", ")))
+	}
+	plain := make([]string, len(vals))
+	for i, v := range vals {
+		plain[i] = strings.TrimPrefix(v, "s.")
+	}
+	inserted := "= " + d.String(MergeInsert)
+	if m.Tombstones.Name != "" {
+		inserted = fmt.Sprintf("IN (%s, %s)", d.String(MergeInsert), d.String(MergeReinsert))
+	}
+	stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s %s",
+		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(plain, ", "), d.Ident(plan), d.Ident(action), inserted))
+	return stmts
 }

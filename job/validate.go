@@ -330,7 +330,8 @@ func (j *Job) Table() TableName {
 	return t
 }
 
-// SplitURL returns a target URL's engine name and the rest.
+// SplitURL returns a target URL's engine name and the rest. A server URL
+// that cannot be parsed is an error wrapping ErrURL.
 func SplitURL(url string) (engineName, rest string, err error) {
 	switch {
 	case strings.HasPrefix(url, "duckdb:"):
@@ -341,22 +342,15 @@ func SplitURL(url string) (engineName, rest string, err error) {
 		}
 		return "duckdb", rest, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return "postgres", url, nil
+		engineName = "postgres"
 	case strings.HasPrefix(url, "mysql://"):
-		return "mysql", url, nil
+		engineName = "mysql"
+	}
+	if engineName != "" {
+		if _, err := ParseServerURL(url); err != nil {
+			return "", "", err
+		}
+		return engineName, url, nil
 	}
 	return "", "", fmt.Errorf("%q is not a target URL (duckdb:PATH, postgres://…, mysql://…)", Redact(url))
-}
-
-var (
-	passwordRE = regexp.MustCompile(`(://[^:/@]*:)[^@/]*@`)
-	// passwordParamRE finds a password given as a parameter
-	// (postgres://h/db?password=…, sslpassword=…, or key=value form).
-	passwordParamRE = regexp.MustCompile(`(?i)((?:^|[?&\s])(?:ssl)?password=)[^&\s]*`)
-)
-
-// Redact hides the password in a URL, for output.
-func Redact(url string) string {
-	url = passwordRE.ReplaceAllString(url, "${1}xxxxx@")
-	return passwordParamRE.ReplaceAllString(url, "${1}xxxxx")
 }

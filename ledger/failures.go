@@ -74,8 +74,17 @@ func tableExists(ctx context.Context, q engine.Querier, db engine.DB, t engine.T
 
 // RecordFailure writes f, replacing the failure of the same run id: a
 // retry that fails again overwrites its own row. Call it outside the run's
-// transaction (after the rollback), so the record survives it.
-func RecordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) error {
+// transaction (after the rollback), so the record survives it. A target
+// without a ledger (no run ever committed) gets no record, and recorded is
+// false: a failed run leaves a fresh target as it found it.
+func RecordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) (recorded bool, err error) {
+	if ok, err := Exists(ctx, q, db); err != nil || !ok {
+		return false, err
+	}
+	return true, recordFailure(ctx, q, db, f)
+}
+
+func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) error {
 	d := db.Dialect()
 	t := FailuresTable(db)
 	if _, err := q.ExecContext(ctx, failuresDDL(d, t)); err != nil {

@@ -29,6 +29,7 @@ type Entry struct {
 	Inserted         int64
 	Updated          int64
 	Deleted          int64
+	DeletedAbsent    int64 // merge: deletes of keys the table did not hold, remembered
 	SkippedOlder     int64
 	RowCount         int64
 	Checksum         string
@@ -45,7 +46,7 @@ type Entry struct {
 var Columns = []string{
 	"job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy",
 	"rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted",
-	"skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
+	"deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
 	"idem_version", "target_table",
 }
 
@@ -56,12 +57,56 @@ func (e *Entry) fields() []any {
 	return []any{
 		&e.Job, &e.Partition, &e.RunID, &e.Seq, &e.InputFingerprint, &e.DefinitionHash, &e.Strategy,
 		&e.RowsIn, &e.RowsDeduped, &e.RowsOutOfWindow, &e.Inserted, &e.Updated, &e.Deleted,
-		&e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
+		&e.DeletedAbsent, &e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
 		&e.IdemVersion, &e.TargetTable,
 	}
 }
 
-// Ensure creates idem_runs if it does not exist.
+// State reports whether idem_runs exists, and whether it is current (has
+// every column this version writes; a ledger from an older version lacks
+// some until Ensure adds them). Until a run commits there is no ledger: a
+// refused run must leave no trace, so the ledger is created (or brought up
+// to date) inside a run's transaction, and a missing ledger means no
+// previous run. The catalog is asked rather than the table, so the answer
+// costs no failed statement (which would abort a PostgreSQL transaction).
+func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current bool, err error) {
+	d, t := db.Dialect(), db.LedgerTable()
+	if t.Schema == "" {
+		t.Schema = db.DefaultSchema()
+	}
+	rows, err := q.QueryContext(ctx, fmt.Sprintf(
+		"SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = %s AND table_name = %s",
+		d.Placeholder(1), d.Placeholder(2)), t.Schema, t.Name)
+	if err != nil {
+		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+		}
+		have[c] = true
+	}
+	if err := rows.Err(); err != nil {
+		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+	}
+	current = len(have) > 0
+	for _, c := range Columns {
+		current = current && have[c]
+	}
+	return len(have) > 0, current, nil
+}
+
+// Exists reports whether idem_runs exists (see State).
+func Exists(ctx context.Context, q engine.Querier, db engine.DB) (bool, error) {
+	exists, _, err := State(ctx, q, db)
+	return exists, err
+}
+
+// Ensure creates idem_runs if it does not exist, and adds the columns an
+// older version's ledger lacks.
 func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
 	for _, ddl := range db.Statements().LedgerDDL(db.LedgerTable()) {
 		if _, err := q.ExecContext(ctx, ddl); err != nil {
@@ -75,6 +120,9 @@ func selectSQL(d engine.Dialect, t engine.Table) string {
 	cols := make([]string, len(Columns))
 	for i, c := range Columns {
 		cols[i] = d.Ident(c)
+		if c == "target_table" { // NULL in rows an older idem wrote
+			cols[i] = "coalesce(" + cols[i] + ", " + d.String("") + ")"
+		}
 	}
 	return "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Table(t)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
-	"github.com/idemdata/idem/ledger"
 )
 
 func (o Options) withDefaults() Options {
@@ -40,9 +39,6 @@ func Backfill(ctx context.Context, dbs []engine.DB, j *job.Job, windows []job.Wi
 	opts = opts.withDefaults()
 	if len(dbs) == 0 {
 		return nil, errors.New("backfill: no database")
-	}
-	if err := ledger.Ensure(ctx, dbs[0], &session{q: dbs[0].Conn(), rec: opts.Record, log: opts.Logger}); err != nil {
-		return nil, err
 	}
 	type done struct {
 		res Result

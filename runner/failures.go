@@ -39,7 +39,11 @@ func (r *run) recordFailure(ctx context.Context, err error) {
 	s := &session{q: r.db.Conn(), log: r.log}
 	f := &ledger.Failure{Job: r.job.Name, Partition: r.w.Label, RunID: r.res.RunID, Error: err.Error(),
 		FailedAt: r.opts.Now(), IdemVersion: Version}
-	if e := ledger.RecordFailure(ctx, s, r.db, f); e != nil {
+	recorded, e := ledger.RecordFailure(ctx, s, r.db, f)
+	switch {
+	case e != nil:
 		r.log.Warn("could not record the failure in idem_failures", "partition", r.w.Label, "error", e)
+	case !recorded:
+		r.log.Debug("failure not recorded: the target has no ledger yet", "partition", r.w.Label)
 	}
 }

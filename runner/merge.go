@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
@@ -12,8 +13,10 @@ import (
 // actionColumn is the merge plan's column saying what happens to each row.
 const actionColumn = "_idem_action"
 
-// merge inserts new keys and updates or deletes keys whose staged version
-// is strictly newer. An older or equal version changes nothing.
+// merge writes each staged row that precedes its key's current row in the
+// row order (engine.RowOrder): a newer version, or an equal version first by
+// content. With delete_when, deletes are remembered in a tombstone table, so
+// an older or equal version never brings a deleted key back.
 func (r *run) merge(ctx context.Context) error {
 	if !r.staged || r.res.RowsIn == 0 {
 		if !r.job.AllowEmpty {
@@ -27,7 +30,17 @@ func (r *run) merge(ctx context.Context) error {
 	j := r.job
 	spec := engine.MergeSpec{
 		Target: engine.Table(j.Table()), Key: j.Key, LatestBy: j.LatestBy,
-		DeleteWhen: j.DeleteWhen, Cols: names(r.stageCols), LoadedAt: j.LoadedAt,
+		DeleteWhen: j.DeleteWhen, Cols: r.stageCols, LoadedAt: j.LoadedAt,
+	}
+	if j.DeleteWhen != "" {
+		tomb, err := engine.TombstoneTable(spec.Target)
+		if err != nil {
+			return &job.Error{File: j.Path, Problems: []job.Problem{{Path: "target.table", Msg: err.Error()}}}
+		}
+		spec.Tombstones = tomb
+		if err := r.ensureTombstones(ctx, spec); err != nil {
+			return err
+		}
 	}
 	if _, err := r.s.exec(ctx, r.st.MergePlan(planTable, r.src, actionColumn, spec)); err != nil {
 		return fmt.Errorf("planning the merge: %w", err)
@@ -45,12 +58,14 @@ func (r *run) merge(ctx context.Context) error {
 			return err
 		}
 		switch action {
-		case engine.MergeInsert:
-			r.res.Inserted = n
+		case engine.MergeInsert, engine.MergeReinsert:
+			r.res.Inserted += n
 		case engine.MergeUpdate:
 			r.res.Updated = n
 		case engine.MergeDelete:
 			r.res.Deleted = n
+		case engine.MergeDeleteAbsent:
+			r.res.DeletedAbsent = n
 		case engine.MergeSkip:
 			r.res.SkippedOlder = n
 		}
@@ -61,7 +76,8 @@ func (r *run) merge(ctx context.Context) error {
 	}
 	// A merge's row count and checksum describe the rows it wrote: a scan
 	// of the whole target on every merge would cost more than the merge.
-	written := fmt.Sprintf("%s IN (%s, %s)", r.d.Ident(actionColumn), r.d.String(engine.MergeInsert), r.d.String(engine.MergeUpdate))
+	written := fmt.Sprintf("%s IN (%s, %s, %s)", r.d.Ident(actionColumn),
+		r.d.String(engine.MergeInsert), r.d.String(engine.MergeReinsert), r.d.String(engine.MergeUpdate))
 	if r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, r.d.Ident(planTable), r.dataColumns(r.stageCols), written); err != nil {
 		return err
 	}
@@ -80,6 +96,62 @@ func (r *run) merge(ctx context.Context) error {
 	}
 	r.crash(CrashAfterWrite)
 	return nil
+}
+
+// ensureTombstones creates the tombstone table, and gives it the staged
+// columns it lacks: they were added to the target (on_schema_change:
+// add_columns) after the tombstone table was made like it.
+func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error {
+	for _, q := range r.st.Tombstones(spec) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("creating the tombstone table %s: %w", spec.Tombstones.Name, err)
+		}
+	}
+	have, err := r.s.columns(ctx, r.d, r.d.Table(spec.Tombstones))
+	if err != nil {
+		return err
+	}
+	for _, c := range r.stageCols {
+		if slices.Contains(names(have), c.Name) {
+			continue
+		}
+		if _, err := r.s.exec(ctx, r.st.AddColumn(spec.Tombstones, stageTable, c)); err != nil {
+			return fmt.Errorf("adding column %q to %s: %w", c.Name, spec.Tombstones.Name, err)
+		}
+	}
+	return nil
+}
+
+// alignStage gives the staged columns the target's types where they
+// differ, as an INSERT would cast them, before de-duplication: a merge
+// compares staged rows with the target's (DuckDB refuses to compare a text
+// column with a number, and a column empty in a whole file is read as text),
+// and rows must be ordered by the types the target holds, within a run as
+// across runs. PostgreSQL's loader has done this already for files.
+func (r *run) alignStage(ctx context.Context) error {
+	target := map[string]string{}
+	for _, c := range r.targetCols {
+		target[c.Name] = c.Type
+	}
+	changed := false
+	for _, c := range r.stageCols {
+		typ, ok := target[c.Name]
+		if !ok || strings.EqualFold(typ, c.Type) {
+			continue
+		}
+		col := r.d.Ident(c.Name)
+		q := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", r.d.Ident(stageTable), col, typ, col, typ)
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return &InputError{Msg: fmt.Sprintf("column %q of the input does not convert to %s, its type in %s: %v", c.Name, typ, r.job.Target.Table, err)}
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	var err error
+	r.stageCols, err = r.s.columns(ctx, r.d, r.d.Ident(stageTable))
+	return err
 }
 
 // checkGeneratedKey refuses a merge key the database generates: every rerun

@@ -83,6 +83,7 @@ type Result struct {
 	Inserted         int64  `json:"inserted"`
 	Updated          int64  `json:"updated"`
 	Deleted          int64  `json:"deleted"`
+	DeletedAbsent    int64  `json:"deleted_absent"` // deletes of keys the table did not hold, remembered
 	SkippedOlder     int64  `json:"skipped_older"`
 	RowCount         int64  `json:"row_count"`
 	Checksum         string `json:"checksum"`
@@ -128,10 +129,6 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 	if err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 	}
-	s := &session{q: db.Conn(), rec: opts.Record, log: opts.Logger}
-	if err := ledger.Ensure(ctx, db, s); err != nil {
-		return nil, err
-	}
 	var results []Result
 	for _, w := range windows {
 		res, err := runWindow(ctx, db, j, w, opts)
@@ -174,6 +171,7 @@ type run struct {
 
 	// What the steps learn, in order.
 	table      string          // the target, quoted
+	ledger     bool            // idem_runs exists
 	exists     bool            // the target table exists
 	targetCols []engine.Column // its columns
 	files      []string        // the input files, for locating bad rows
@@ -222,6 +220,20 @@ func (r *run) do(ctx context.Context) (err error) {
 	}()
 	r.s = &session{q: tx, rec: r.opts.Record, log: r.log}
 	r.table = r.d.Table(engine.Table(j.Table()))
+	// Looked up under the lock: a run of this partition that just
+	// committed may have created it. A ledger of an older version is
+	// brought up to date in this transaction, so that it can be read; a
+	// refused run rolls that back too.
+	exists, current, err := ledger.State(ctx, r.s, r.db)
+	if err != nil {
+		return err
+	}
+	if exists && !current {
+		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
+			return err
+		}
+	}
+	r.ledger = exists
 	if err := r.checkOwner(ctx); err != nil {
 		return err
 	}
@@ -293,13 +305,18 @@ func (r *run) do(ctx context.Context) (err error) {
 				return r.finishSkip(tx, err, skipped)
 			}
 		}
+		if err := r.checkTypes(ctx); err != nil {
+			return err
+		}
+		if j.Strategy == job.StrategyMerge && r.exists {
+			if err := r.alignStage(ctx); err != nil {
+				return err
+			}
+		}
 		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
 			return err
 		}
 		r.report(StepStaged)
-		if err := r.checkTypes(ctx); err != nil {
-			return err
-		}
 		if err := r.addColumns(ctx); err != nil {
 			return err
 		}
@@ -328,6 +345,14 @@ func (r *run) do(ctx context.Context) (err error) {
 		return err
 	}
 
+	// The ledger is created only now, with the run's data: everything a
+	// run can refuse has been checked by here, and a refused run leaves no
+	// ledger behind.
+	if !r.ledger {
+		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
+			return err
+		}
+	}
 	if err := ledger.Write(ctx, r.s, r.db, r.entry(startedAt, closed)); err != nil {
 		return err
 	}
@@ -362,6 +387,9 @@ func (r *run) lockScope() engine.LockScope {
 // partition would undo each other on every run, and each would reload
 // what the other wrote.
 func (r *run) checkOwner(ctx context.Context) error {
+	if !r.ledger { // no run has written anything yet
+		return nil
+	}
 	owners, err := ledger.Owners(ctx, r.s, r.db, r.tableName(), r.job.Name)
 	if err != nil {
 		return err
@@ -632,7 +660,7 @@ func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 	j := r.job
 	r.res.InputFingerprint = fingerprint
 	r.res.RunID = source.RunID(j.Name, r.w.Label, j.DefinitionHash(), fingerprint)
-	if r.opts.Force {
+	if r.opts.Force || !r.ledger {
 		return false, nil
 	}
 	if j.Strategy == job.StrategyMerge {
@@ -831,7 +859,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	if distinct == total {
 		return stageTable, nil
 	}
-	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, cols)); err != nil {
+	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, j.DeleteWhen, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
 	}
 	kept, err := r.s.count(ctx, "SELECT count(*) FROM "+r.d.Ident(dedupTable))
@@ -942,7 +970,7 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		InputFingerprint: res.InputFingerprint, DefinitionHash: r.job.DefinitionHash(),
 		Strategy: r.job.Strategy, RowsIn: res.RowsIn, RowsDeduped: res.RowsDeduped,
 		RowsOutOfWindow: res.RowsOutOfWindow, Inserted: res.Inserted, Updated: res.Updated,
-		Deleted: res.Deleted, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
+		Deleted: res.Deleted, DeletedAbsent: res.DeletedAbsent, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
 		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(),
 	}
@@ -963,14 +991,45 @@ func names(cols []engine.Column) []string {
 	return out
 }
 
+// ErrNotFound marks a table or column, named by the caller of
+// TableChecksum, that does not exist.
+var ErrNotFound = errors.New("does not exist")
+
 // TableChecksum is `idem checksum`: the row count and checksum of a table,
-// or of the rows where selects, leaving out the excluded columns.
+// or of the rows where selects, leaving out the excluded columns. where is
+// one SQL condition (engine.CheckExpression); it runs as the caller's SQL,
+// so for input that is not trusted open db with idem.OpenReadOnly, whose
+// connection cannot write. A missing table or excluded column is an error
+// wrapping ErrNotFound.
 func TableChecksum(ctx context.Context, db engine.DB, table engine.Table, where string, exclude []string) (int64, string, error) {
+	if where != "" {
+		if err := engine.CheckExpression(where); err != nil {
+			return 0, "", fmt.Errorf("the condition %w", err)
+		}
+		where = "(" + where + ")"
+	}
 	s := &session{q: db.Conn(), log: slog.New(slog.DiscardHandler)}
 	d := db.Dialect()
+	name := job.TableName(table).String()
 	cols, err := s.columns(ctx, d, d.Table(table))
 	if err != nil {
-		return 0, "", err
+		// Asked only now, so that a view still has a checksum.
+		q, args := db.Statements().TableExists(table)
+		rows, qerr := s.QueryContext(ctx, q, args...)
+		if qerr == nil {
+			found := rows.Next()
+			rows.Close()
+			if !found {
+				return 0, "", fmt.Errorf("table %s %w", name, ErrNotFound)
+			}
+		}
+		return 0, "", fmt.Errorf("reading the columns of %s: %w", name, err)
+	}
+	have := names(cols)
+	for _, x := range exclude {
+		if !slices.Contains(have, x) {
+			return 0, "", fmt.Errorf("excluded column %q of %s %w; its columns: %s", x, name, ErrNotFound, strings.Join(have, ", "))
+		}
 	}
 	var keep []engine.Column
 	for _, c := range cols {

@@ -101,22 +101,14 @@ func (d Dialect) StageQuery(stage, query string) string {
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
 }
 
-// Dedup keeps one row per key: the newest version, then the smallest row by
-// content, so the survivor never depends on the order rows arrived in.
-func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []engine.Column) string {
-	order := make([]string, 0, len(cols)+1)
-	if latestBy != "" {
-		order = append(order, d.Ident(latestBy)+" DESC NULLS LAST")
-	}
-	isKey := map[string]bool{latestBy: true}
-	for _, k := range key {
-		isKey[k] = true
-	}
-	for _, c := range cols { // DuckDB compares text bytewise already
-		if !isKey[c.Name] {
-			order = append(order, d.Ident(c.Name)+" ASC NULLS LAST")
-		}
-	}
+// ContentKey is expr itself: DuckDB compares text bytewise already, and
+// every type it has is ordered.
+func (Dialect) ContentKey(expr, _ string) string { return expr }
+
+// Dedup keeps each key's first row in the row order (engine.RowOrder), so
+// the survivor never depends on the order rows arrived in.
+func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
+	order := engine.RowOrder(d, key, latestBy, deleteWhen, cols)
 	if len(order) == 0 { // every column is key: rows with one key are identical
 		order = append(order, d.Ident(key[0]))
 	}
@@ -157,7 +149,8 @@ func (d Dialect) Checksum(table string, cols []engine.Column, where string) stri
 	return q
 }
 
-// LedgerDDL creates idem_runs.
+// LedgerDDL creates idem_runs, and adds the columns later versions brought
+// to one an older version created.
 func (d Dialect) LedgerDDL(t engine.Table) []string {
 	return []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
   "job" VARCHAR NOT NULL,
@@ -173,6 +166,7 @@ func (d Dialect) LedgerDDL(t engine.Table) []string {
   "inserted" BIGINT NOT NULL,
   "updated" BIGINT NOT NULL,
   "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
   "skipped_older" BIGINT NOT NULL,
   "row_count" BIGINT NOT NULL,
   "checksum" VARCHAR NOT NULL,
@@ -184,7 +178,10 @@ func (d Dialect) LedgerDDL(t engine.Table) []string {
   PRIMARY KEY ("job", "partition", "run_id")
 )`, d.Table(t)),
 		// Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "target_table" VARCHAR`, d.Table(t))}
+		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "target_table" VARCHAR`, d.Table(t)),
+		// DuckDB cannot add a column with a constraint; the default fills old rows.
+		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "deleted_absent" BIGINT DEFAULT 0`, d.Table(t)),
+	}
 }
 
 // TableExists looks a table up in the catalog of the open database (not

@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +25,8 @@ type DB struct {
 	path string
 	db   *sql.DB
 	conn *sql.Conn
+	// created: the file did not exist before Open made it.
+	created bool
 }
 
 var _ engine.DB = (*DB)(nil)
@@ -31,6 +35,21 @@ var _ engine.DB = (*DB)(nil)
 // hold a file: while another holds it, Open retries until lockTimeout has
 // passed, then returns an error wrapping engine.ErrLocked.
 func Open(ctx context.Context, path string, lockTimeout time.Duration) (*DB, error) {
+	return openRetry(ctx, path, lockTimeout, false)
+}
+
+// OpenReadOnly opens an existing database file with access_mode READ_ONLY:
+// nothing run on it can write, it works on a file this process may not
+// write, and a missing file is an error wrapping fs.ErrNotExist instead of
+// a new, empty database.
+func OpenReadOnly(ctx context.Context, path string, lockTimeout time.Duration) (*DB, error) {
+	if path == ":memory:" {
+		return nil, errors.New("duckdb::memory: is a new, empty database: there is nothing to read")
+	}
+	return openRetry(ctx, path, lockTimeout, true)
+}
+
+func openRetry(ctx context.Context, path string, lockTimeout time.Duration, readOnly bool) (*DB, error) {
 	if path != ":memory:" {
 		abs, err := filepath.Abs(path)
 		if err != nil {
@@ -38,11 +57,24 @@ func Open(ctx context.Context, path string, lockTimeout time.Duration) (*DB, err
 		}
 		path = abs
 	}
+	var existed bool
+	if path != ":memory:" {
+		_, err := os.Stat(path)
+		switch {
+		case err == nil:
+			existed = true
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("opening duckdb %s: %w", path, err)
+		case readOnly:
+			return nil, fmt.Errorf("duckdb %s: %w", path, fs.ErrNotExist)
+		}
+	}
 	began := time.Now()
 	deadline := began.Add(lockTimeout)
 	for {
-		db, err := open(ctx, path)
+		db, err := open(ctx, path, readOnly)
 		if err == nil {
+			db.created = !existed && path != ":memory:"
 			return db, nil
 		}
 		// A file another process is creating this instant has no valid
@@ -63,10 +95,13 @@ func Open(ctx context.Context, path string, lockTimeout time.Duration) (*DB, err
 	}
 }
 
-func open(ctx context.Context, path string) (*DB, error) {
+func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	dsn := path
 	if path == ":memory:" {
 		dsn = ""
+	}
+	if readOnly {
+		dsn += "?access_mode=READ_ONLY"
 	}
 	sqlDB, err := sql.Open("duckdb", dsn)
 	if err != nil {
@@ -124,6 +159,43 @@ func (*DB) LedgerTable() engine.Table { return engine.Table{Name: "idem_runs"} }
 // Close closes the connection and the database.
 func (d *DB) Close() error {
 	return errors.Join(d.conn.Close(), d.db.Close())
+}
+
+// RemoveIfUnused removes the database file (and its WAL) when this Open
+// created it and it still holds nothing: a run that was refused, failed or
+// skipped leaves no new file behind, as if it had checked everything before
+// opening (a query source's columns can only be read in the database). It
+// reports whether it removed the file. Call it instead of Close.
+//
+// The file is removed while this process still holds DuckDB's lock on it,
+// so a process waiting for the lock finds no file and creates its own,
+// instead of one being deleted under it. The catalog is checked first: a
+// file that another process created between Open's look and its lock, and
+// wrote to, is kept.
+func (d *DB) RemoveIfUnused(ctx context.Context) (bool, error) {
+	if !d.created {
+		return false, d.Close()
+	}
+	var objects int64
+	err := d.conn.QueryRowContext(ctx, `SELECT
+  (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary)
++ (SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND NOT internal AND NOT temporary)
++ (SELECT count(*) FROM duckdb_schemas() WHERE database_name = current_database() AND NOT internal AND schema_name <> 'main')
++ (SELECT count(*) FROM duckdb_sequences() WHERE database_name = current_database() AND NOT temporary)
++ (SELECT count(*) FROM duckdb_functions() WHERE database_name = current_database() AND NOT internal)
++ (SELECT count(*) FROM duckdb_types() WHERE database_name = current_database() AND NOT internal)`).Scan(&objects)
+	if err != nil || objects > 0 {
+		return false, errors.Join(err, d.Close())
+	}
+	// Unlinking an open file is fine on Unix; where it is not (Windows),
+	// the empty file stays: removing it after Close could delete a file
+	// another process has opened since.
+	var removed bool
+	if err := os.Remove(d.path); err == nil {
+		removed = true
+		os.Remove(d.path + ".wal")
+	}
+	return removed, d.Close()
 }
 
 // Other processes are kept out by DuckDB's file lock; within a process (a

@@ -1,8 +1,22 @@
 package duckdb
 
 import (
+	"fmt"
+
 	"github.com/idemdata/idem/engine"
 )
+
+// Tombstones creates the tombstone table with the target's columns and a
+// unique index on the key, which keeps one tombstone per key. DuckDB's
+// optimizer hash-joins staging with the tombstones, as with the target (it
+// does not pick an index join): one scan of the deletes per run, not one per
+// staged row.
+func (d Dialect) Tombstones(m engine.MergeSpec) []string {
+	return []string{
+		fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT * FROM %s LIMIT 0", d.Table(m.Tombstones), d.Table(m.Target)),
+		fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (%s)", d.Ident(m.Tombstones.Name+"_key"), d.Table(m.Tombstones), d.Idents(m.Key)),
+	}
+}
 
 // MergePlan is the standard plan: one LEFT JOIN of staging with the target.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {

@@ -21,6 +21,7 @@ import (
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
 	"github.com/idemdata/idem/runner"
 )
 
@@ -219,11 +220,16 @@ func queryStrings(t *testing.T, ctx context.Context, q engine.Querier, query str
 	return out
 }
 
-// LedgerRows counts idem_runs rows for (job, partition[, run_id]).
+// LedgerRows counts idem_runs rows for (job, partition[, run_id]); none
+// when no run has created the ledger yet.
 func (e *Env) LedgerRows(jobName, partition, runID string) int {
 	e.t.Helper()
 	var n int
 	e.DB(func(ctx context.Context, db engine.DB) {
+		if exists, err := ledger.Exists(ctx, db.Conn(), db); !exists {
+			require.NoError(e.t, err)
+			return
+		}
 		d := db.Dialect()
 		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s AND %s = %s", d.Table(db.LedgerTable()),
 			d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))

@@ -1,16 +1,21 @@
 package enginetest
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -26,6 +31,12 @@ var mergeCases = []struct {
 	{"MergeRunTwice", testMergeRunTwice},
 	{"MergeOlderFileLateChangesNothing", testMergeOlderLate},
 	{"MergeDeleteWhen", testMergeDeleteWhen},
+	{"MergeDeletedKeyStaysDeleted", testMergeDeletedStaysDeleted},
+	{"MergeDeleteOfAbsentKey", testMergeDeleteAbsent},
+	{"MergeEqualVersionsByContent", testMergeEqualVersions},
+	{"MergeTombstoneNameTooLong", testMergeTombstoneNameTooLong},
+	{"MergeTombstonesGainNewColumns", testMergeTombstonesNewColumn},
+	{"LedgerFromAnOlderVersion", testLedgerOlderVersion},
 	{"MergeMissingKeyColumn", testMergeMissingKey},
 	{"MergeGeneratedKeyRejected", testMergeGeneratedKey},
 	{"MergeQuakesOrderIndependent", testQuakesOrderIndependent},
@@ -120,8 +131,206 @@ delete_when: is_deleted
 	e.MustRun(j, "2026-11-28")
 	r := e.MustRun(j, "2026-11-29")
 	require.Equal(t, int64(1), r.Deleted, "order 1: a newer row says deleted")
-	require.Equal(t, int64(2), r.SkippedOlder, "order 2: an older delete changes nothing; order 3: nothing to delete")
+	require.Equal(t, int64(1), r.SkippedOlder, "order 2: an older delete changes nothing")
+	require.Equal(t, int64(1), r.DeletedAbsent, "order 3: not in the table, the delete is remembered")
 	require.Equal(t, []string{"2"}, e.Rows("", "order_id"))
+	require.Equal(t, []string{"1|2026-11-29 10:00:00", "3|2026-11-29 10:00:00"},
+		e.Query(`SELECT order_id, updated_at FROM sales.orders__idem_deleted ORDER BY order_id`), "deletes are remembered with their version")
+}
+
+const customersJob = `job: customers
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [customer_id]
+latest_by: updated_at
+delete_when: is_deleted
+columns:
+  customer_id: BIGINT
+  updated_at: TIMESTAMP
+  is_deleted: BOOLEAN
+loaded_at: _loaded_at
+`
+
+// Three daily customer snapshots; the last deletes customer 3.
+var customerSnapshots = map[string]string{
+	"2026-11-01": "customer_id,name,tier,updated_at,is_deleted\n" +
+		"1,Ann,gold,2026-11-01 09:00:00,false\n2,Bob,silver,2026-11-01 09:00:00,false\n" +
+		"3,Cid,bronze,2026-11-01 09:00:00,false\n4,Dee,gold,2026-11-01 09:00:00,false\n",
+	"2026-11-02": "customer_id,name,tier,updated_at,is_deleted\n" +
+		"2,Bob,gold,2026-11-02 09:00:00,false\n3,Cid,silver,2026-11-02 09:00:00,false\n5,Eve,bronze,2026-11-02 09:00:00,false\n",
+	"2026-11-03": "customer_id,name,tier,updated_at,is_deleted\n" +
+		"3,Cid,silver,2026-11-03 09:00:00,true\n4,Dee,platinum,2026-11-03 09:00:00,false\n",
+}
+
+var customerCols = []string{"customer_id", "name", "tier", "updated_at", "is_deleted"}
+
+// A deleted key stays deleted whatever order the snapshots arrive in, and
+// against the same bytes delivered again under a new name.
+func testMergeDeletedStaysDeleted(t *testing.T, h Harness) {
+	want := []string{
+		"1|Ann|gold|2026-11-01 09:00:00|false", "2|Bob|gold|2026-11-02 09:00:00|false",
+		"4|Dee|platinum|2026-11-03 09:00:00|false", "5|Eve|bronze|2026-11-02 09:00:00|false",
+	}
+	days := []string{"2026-11-01", "2026-11-02", "2026-11-03"}
+	var first Sum
+	for _, order := range permutations(days) {
+		e := NewEnv(t, h)
+		for d, body := range customerSnapshots {
+			e.Write("in/"+d+".csv", body)
+		}
+		j := e.Job(customersJob)
+		for _, d := range order {
+			e.MustRun(j, d)
+		}
+		require.Equal(t, want, e.Rows("", customerCols...), "order %v", order)
+		sum := e.Checksum("", "_loaded_at")
+		if first.Rows == 0 {
+			first = sum
+		}
+		require.Equal(t, first, sum, "order %v", order)
+
+		if order[0] == days[0] && order[1] == days[1] {
+			// 11-01's bytes again, under a new name and so a new run id.
+			e.Write("in/2026-11-04.csv", customerSnapshots["2026-11-01"])
+			r := e.MustRun(j, "2026-11-04")
+			require.Equal(t, runner.ActionLoaded, r.Action)
+			require.Equal(t, int64(0), r.Inserted+r.Updated+r.Deleted+r.DeletedAbsent)
+			require.Equal(t, int64(4), r.SkippedOlder)
+			require.Equal(t, want, e.Rows("", customerCols...))
+			require.Equal(t, first, e.Checksum("", "_loaded_at"))
+		}
+	}
+}
+
+// permutations returns every order of xs.
+func permutations(xs []string) [][]string {
+	if len(xs) <= 1 {
+		return [][]string{slices.Clone(xs)}
+	}
+	var out [][]string
+	for i := range xs {
+		rest := slices.Concat(xs[:i:i], xs[i+1:])
+		for _, p := range permutations(rest) {
+			out = append(out, append([]string{xs[i]}, p...))
+		}
+	}
+	return out
+}
+
+// A delete of a key the table does not hold is remembered and counted:
+// an older or equal version of the key cannot insert it, a newer one can.
+func testMergeDeleteAbsent(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	for d, body := range customerSnapshots {
+		e.Write("in/"+d+".csv", body)
+	}
+	j := e.Job(customersJob)
+	tombs := func() []string {
+		return e.Query(`SELECT customer_id, tier, updated_at, is_deleted FROM sales.orders__idem_deleted ORDER BY customer_id`)
+	}
+
+	r := e.MustRun(j, "2026-11-03")
+	require.Equal(t, int64(1), r.DeletedAbsent, "customer 3")
+	require.Equal(t, int64(1), r.Inserted, "customer 4")
+	require.Equal(t, int64(0), r.Deleted+r.SkippedOlder)
+	require.Equal(t, []string{"3|silver|2026-11-03 09:00:00|true"}, tombs())
+	require.Equal(t, []string{fmt.Sprint(r.DeletedAbsent)}, e.Query(`SELECT deleted_absent FROM idem_runs WHERE run_id = $1`, r.RunID), "the ledger counts it")
+
+	r = e.MustRun(j, "2026-11-01")
+	require.Equal(t, int64(2), r.Inserted, "customers 1 and 2")
+	require.Equal(t, int64(2), r.SkippedOlder, "customer 3 (deleted later) and 4 (newer in the table)")
+	require.Equal(t, []string{"1", "2", "4"}, e.Rows("", "customer_id"))
+
+	header := "customer_id,name,tier,updated_at,is_deleted\n"
+	// The same version, live and first by content ("aaa" < "silver"): a
+	// delete still wins over an equal version.
+	e.Write("in/2026-11-05.csv", header+"3,Cid,aaa,2026-11-03 09:00:00,false\n")
+	r = e.MustRun(j, "2026-11-05")
+	require.Equal(t, int64(1), r.SkippedOlder)
+	require.Equal(t, []string{"1", "2", "4"}, e.Rows("", "customer_id"))
+
+	e.Write("in/2026-11-06.csv", header+"3,Cid,gold,2026-11-06 09:00:00,false\n")
+	r = e.MustRun(j, "2026-11-06")
+	require.Equal(t, int64(1), r.Inserted, "a newer version brings it back")
+	require.Equal(t, []string{"3|Cid|gold|2026-11-06 09:00:00|false"}, e.Rows("customer_id = 3", customerCols...))
+	require.Empty(t, tombs(), "and the delete is forgotten")
+
+	e.Write("in/2026-11-07.csv", header+"3,Cid,gold,2026-11-07 09:00:00,true\n")
+	r = e.MustRun(j, "2026-11-07")
+	require.Equal(t, int64(1), r.Deleted)
+	require.Equal(t, []string{"3|gold|2026-11-07 09:00:00|true"}, tombs())
+
+	// A newer delete of a key already deleted replaces its tombstone (an
+	// update in place: DuckDB's unique index must not see it twice).
+	e.Write("in/2026-11-08.csv", header+"3,Cid,gold,2026-11-08 09:00:00,true\n4,Dee,gold,2026-11-08 09:00:00,true\n")
+	r = e.MustRun(j, "2026-11-08")
+	require.Equal(t, int64(1), r.DeletedAbsent)
+	require.Equal(t, int64(1), r.Deleted)
+	require.Equal(t, []string{"3|gold|2026-11-08 09:00:00|true", "4|gold|2026-11-08 09:00:00|true"}, tombs())
+	require.Equal(t, []string{"1", "2"}, e.Rows("", "customer_id"))
+
+	// Replaying every snapshot changes nothing now.
+	for _, d := range []string{"2026-11-01", "2026-11-03", "2026-11-05", "2026-11-06", "2026-11-07"} {
+		r = e.MustRun(j, d, Force)
+		require.Equal(t, int64(0), r.Inserted+r.Updated+r.Deleted+r.DeletedAbsent, d)
+	}
+	require.Equal(t, []string{"1", "2"}, e.Rows("", "customer_id"))
+	require.Len(t, tombs(), 2)
+}
+
+// Two different rows of one key with one version: the one first by content
+// wins, in every load order, as it does within one run. Text is compared
+// bytewise ("Banana" < "apple"), whatever the database's collation.
+func testMergeEqualVersions(t *testing.T, h Harness) {
+	header := "id,name,updated_at\n"
+	a := "1,alpha,2026-11-01 10:00:00\n2,apple,2026-11-01 10:00:00\n3,,2026-11-01 10:00:00\n"
+	b := "1,beta,2026-11-01 10:00:00\n2,Banana,2026-11-01 10:00:00\n3,zz,2026-11-01 10:00:00\n"
+	want := []string{"1|alpha", "2|Banana", "3|zz"}
+	body := `job: equal_versions
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [id]
+latest_by: updated_at
+columns:
+  id: BIGINT
+  name: VARCHAR
+  updated_at: TIMESTAMP
+`
+	var sums []Sum
+	for _, files := range [][]string{{a, b}, {b, a}, {a + b}, {b + a}} {
+		e := NewEnv(t, h)
+		j := e.Job(body)
+		for i, f := range files {
+			date := fmt.Sprintf("2026-11-0%d", i+1)
+			e.Write("in/"+date+".csv", header+f)
+			e.MustRun(j, date)
+		}
+		require.Equal(t, want, e.Rows("", "id", "name"), "%q", files)
+		sums = append(sums, e.Checksum(""))
+	}
+	for _, s := range sums[1:] {
+		require.Equal(t, sums[0], s)
+	}
+}
+
+// The tombstone table's name must fit PostgreSQL's identifiers, on every
+// engine: refused before anything is written.
+func testMergeTombstoneNameTooLong(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-01.csv", customerSnapshots["2026-11-01"])
+	long := strings.Repeat("c", 50)
+	data := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.%s\n%s", e.URL, long, customersJob)
+	path := e.Write("long.yaml", data)
+	j, err := job.Load(path)
+	require.NoError(t, err)
+	_, err = e.Run(j, "2026-11-01")
+	var je *job.Error
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), "target.table")
+	require.Contains(t, err.Error(), "too long for delete_when")
+	require.Empty(t, e.Query(`SELECT 1 FROM information_schema.tables WHERE table_name = $1`, long), "nothing was created")
 }
 
 func testMergeMissingKey(t *testing.T, h Harness) {
@@ -132,10 +341,12 @@ func testMergeMissingKey(t *testing.T, h Harness) {
 	e.Write("in/2026-11-29.csv", strings.Replace(orders, "placed", "shipped", -1))
 
 	bad := e.Job(strings.Replace(mergeJob, "key: [order_id]", "key: [order_idd]", 1))
-	_, err := e.Run(bad, "2026-11-29")
-	var je *job.Error
-	require.ErrorAs(t, err, &je)
-	require.Contains(t, err.Error(), `key[0]: column "order_idd" is not in the source`)
+	e.RequireUntouched(func() {
+		_, err := e.Run(bad, "2026-11-29")
+		var je *job.Error
+		require.ErrorAs(t, err, &je)
+		require.Contains(t, err.Error(), `key[0]: column "order_idd" is not in the source`)
+	})
 	require.Equal(t, before, e.Checksum("", "_loaded_at"))
 }
 
@@ -153,10 +364,12 @@ strategy: merge
 key: [order_id]
 latest_by: updated_at
 `)
-	_, err := e.Run(j, "2026-11-28")
-	var je *job.Error
-	require.ErrorAs(t, err, &je)
-	require.Contains(t, err.Error(), `key[0]: column "order_id" of sales.orders is generated by the database`)
+	e.RequireUntouched(func() { // no ledger appears
+		_, err := e.Run(j, "2026-11-28")
+		var je *job.Error
+		require.ErrorAs(t, err, &je)
+		require.Contains(t, err.Error(), `key[0]: column "order_id" of sales.orders is generated by the database`)
+	})
 	require.Equal(t, int64(0), e.Checksum("").Rows)
 }
 
@@ -179,92 +392,275 @@ func quakeRuns(t *testing.T) (files, dates []string) {
 	return files, dates
 }
 
-// newestByID computes, independently of idem, every id's row with the
-// greatest `updated` across the snapshots, as "id|updated|status|mag".
-func newestByID(t *testing.T, files []string) []string {
-	best := map[string][]string{}
-	var idx map[string]int
-	for _, f := range files {
-		fh, err := os.Open(f)
-		require.NoError(t, err)
-		recs, err := csv.NewReader(fh).ReadAll()
-		fh.Close()
-		require.NoError(t, err)
-		idx = map[string]int{}
-		for i, c := range recs[0] {
-			idx[c] = i
-		}
+// The quakes snapshots are real re-deliveries but have no deletes and no
+// equal-version conflicts, so the test adds some, deterministically, to
+// copies: a delete_when column is_deleted, and for a few rows of each
+// snapshot (picked by a hash of the snapshot and the id) one of: a delete at
+// the version the snapshot has; the same version with another magnitude; a
+// second row of the key in the same file with the same version and another
+// magnitude; a delete and a live row of one version in the same file.
+func quakeVariants(t *testing.T, files []string, dir string) []string {
+	var out []string
+	for i, f := range files {
+		recs := readCSV(t, f)
+		header := append(slices.Clone(recs[0]), "is_deleted")
+		id, mag, del := slices.Index(header, "id"), slices.Index(header, "mag"), len(header)-1
+		rows := [][]string{header}
 		for _, r := range recs[1:] {
-			id := r[idx["id"]]
-			if cur, ok := best[id]; !ok || r[idx["updated"]] > cur[idx["updated"]] {
+			row := append(slices.Clone(r), "false")
+			h := fnv.New32a()
+			fmt.Fprintf(h, "%d/%s", i, row[id])
+			n := h.Sum32()
+			switch n % 23 {
+			case 0:
+				row[del] = "true"
+			case 1:
+				row[mag] = nudge(row[mag], n)
+			case 2:
+				rows = append(rows, row)
+				row = slices.Clone(row)
+				row[mag] = nudge(row[mag], n)
+			case 3:
+				rows = append(rows, row)
+				row = slices.Clone(row)
+				row[del] = "true"
+			}
+			rows = append(rows, row)
+		}
+		out = append(out, writeCSV(t, filepath.Join(dir, filepath.Base(f)), rows))
+	}
+	return out
+}
+
+// nudge moves a magnitude by 0.01 to 0.03, up or down, as n says.
+func nudge(mag string, n uint32) string {
+	v, err := strconv.ParseFloat(mag, 64)
+	if err != nil {
+		return "1"
+	}
+	d := float64(1+(n>>8)%3) / 100
+	if (n>>12)&1 == 1 {
+		d = -d
+	}
+	return strconv.FormatFloat(math.Round((v+d)*100)/100, 'f', -1, 64)
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	defer fh.Close()
+	recs, err := csv.NewReader(fh).ReadAll()
+	require.NoError(t, err)
+	return recs
+}
+
+func writeCSV(t *testing.T, path string, rows [][]string) string {
+	fh, err := os.Create(path)
+	require.NoError(t, err)
+	w := csv.NewWriter(fh)
+	require.NoError(t, w.WriteAll(rows))
+	require.NoError(t, fh.Close())
+	return path
+}
+
+// quakesExpected computes, independently of idem, the table every load
+// order must give: for each id, the first of all its rows in the row order
+// (the newest updated; at one version a delete first; then the other
+// columns ascending by their type, an empty field being NULL and last),
+// kept if it is not a delete. It returns the header and the kept rows by id,
+// and how many ids end deleted and how many were decided by content.
+func quakesExpected(t *testing.T, files []string, types map[string]string) (header []string, rows [][]string, deleted, byContent int) {
+	best := map[string][]string{}
+	ties := map[string]bool{}
+	for _, f := range files {
+		recs := readCSV(t, f)
+		header = recs[0]
+		for _, r := range recs[1:] {
+			id := r[slices.Index(header, "id")]
+			cur, ok := best[id]
+			c := 0
+			if ok {
+				c = compareQuakes(t, header, types, r, cur)
+			}
+			if ok && c != 0 && sameVersion(header, r, cur) {
+				ties[id] = true
+			}
+			if !ok || c < 0 {
 				best[id] = r
 			}
 		}
 	}
-	var out []string
-	for id, r := range best {
-		out = append(out, strings.Join([]string{id, r[idx["updated"]], r[idx["status"]], r[idx["mag"]]}, "|"))
+	ids := make([]string, 0, len(best))
+	for id := range best {
+		ids = append(ids, id)
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(ids)
+	del := slices.Index(header, "is_deleted")
+	for _, id := range ids {
+		if best[id][del] == "true" {
+			deleted++
+			continue
+		}
+		if ties[id] {
+			byContent++
+		}
+		rows = append(rows, best[id])
+	}
+	return header, rows, deleted, byContent
 }
 
-func quakesJob(t *testing.T, e *Env) *job.Job {
+func sameVersion(header, a, b []string) bool {
+	u := slices.Index(header, "updated")
+	return a[u] == b[u]
+}
+
+// compareQuakes is the row order of two rows of one id: negative when a
+// comes first.
+func compareQuakes(t *testing.T, header []string, types map[string]string, a, b []string) int {
+	u := slices.Index(header, "updated")
+	if c := compareTyped(t, "TIMESTAMPTZ", a[u], b[u]); c != 0 {
+		return -c // the newest first
+	}
+	del := slices.Index(header, "is_deleted")
+	if a[del] != b[del] {
+		if a[del] == "true" {
+			return -1
+		}
+		return 1
+	}
+	for i, col := range header {
+		if col == "id" || col == "updated" {
+			continue
+		}
+		if c := compareTyped(t, types[col], a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// compareTyped compares two CSV fields as values of a SQL type, NULL last.
+func compareTyped(t *testing.T, typ, a, b string) int {
+	switch {
+	case a == "" || b == "":
+		return cmp.Compare(boolInt(a == ""), boolInt(b == ""))
+	case typ == "DOUBLE":
+		x, err := strconv.ParseFloat(a, 64)
+		require.NoError(t, err)
+		y, err := strconv.ParseFloat(b, 64)
+		require.NoError(t, err)
+		return cmp.Compare(x, y)
+	case typ == "BIGINT":
+		x, err := strconv.ParseInt(a, 10, 64)
+		require.NoError(t, err)
+		y, err := strconv.ParseInt(b, 10, 64)
+		require.NoError(t, err)
+		return cmp.Compare(x, y)
+	case typ == "TIMESTAMPTZ":
+		x, err := time.Parse(time.RFC3339Nano, a)
+		require.NoError(t, err)
+		y, err := time.Parse(time.RFC3339Nano, b)
+		require.NoError(t, err)
+		return x.Compare(y)
+	case typ == "BOOLEAN":
+		return cmp.Compare(boolInt(a == "true"), boolInt(b == "true"))
+	case typ == "VARCHAR":
+		return strings.Compare(a, b) // bytewise
+	}
+	t.Fatalf("compareTyped: type %s", typ)
+	return 0
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// quakesJob is examples/quakes/quakes.yaml reading the snapshots in data,
+// with delete_when: is_deleted.
+func quakesJob(t *testing.T, e *Env, data string) *job.Job {
 	t.Helper()
-	data, err := os.ReadFile(repoFile("examples", "quakes", "quakes.yaml"))
+	text, err := os.ReadFile(repoFile("examples", "quakes", "quakes.yaml"))
 	require.NoError(t, err)
-	require.NoError(t, os.Symlink(repoFile("examples", "quakes", "data"), filepath.Join(e.Dir, "data")))
+	body := strings.Replace(string(text), "  magSource: VARCHAR\n", "  magSource: VARCHAR\n  is_deleted: BOOLEAN\n", 1)
+	body = strings.Replace(body, "loaded_at: _loaded_at\n", "delete_when: is_deleted\nloaded_at: _loaded_at\n", 1)
+	require.NotEqual(t, string(text), body)
+	require.NoError(t, os.Symlink(data, filepath.Join(e.Dir, "data")))
 	e.Table = engine.Table{Name: "quakes"}
-	j, err := job.Parse(data, e.Dir, func(k string) (string, bool) { return e.URL, k == "IDEM_TARGET" })
+	j, err := job.Parse([]byte(body), e.Dir, func(k string) (string, bool) { return e.URL, k == "IDEM_TARGET" })
 	require.NoError(t, err)
-	j.Path = e.Write("quakes.yaml", string(data))
+	require.Equal(t, "is_deleted", j.DeleteWhen)
+	j.Path = e.Write("quakes.yaml", body)
 	return j
 }
 
-// The 13 USGS snapshots in file order, reversed and shuffled give one
-// table: every id's newest row.
+// The 13 USGS snapshots, with deletes and equal-version conflicts added
+// (quakeVariants), loaded in file order, reversed and in three seeded
+// shuffles give one table, equal to the one computed independently
+// (quakesExpected); and any earlier snapshot reloaded with --force after
+// the last changes nothing.
 func testQuakesOrderIndependent(t *testing.T, h Harness) {
 	files, dates := quakeRuns(t)
-	want := newestByID(t, files)
-	require.Len(t, want, 1378)
+	data := t.TempDir()
+	variants := quakeVariants(t, files, data)
 
-	reversed := slices.Clone(dates)
-	slices.Reverse(reversed)
-	shuffled := slices.Clone(dates)
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	// The expected rows, loaded as one snapshot of distinct ids into a
+	// table of their own, give the count and checksum every order must.
+	ref := t.TempDir()
+	e := NewEnv(t, h)
+	j := quakesJob(t, e, ref)
+	header, want, deleted, byContent := quakesExpected(t, variants, j.Columns)
+	t.Logf("expected: %d rows, %d ids end deleted, %d rows won by content at an equal version", len(want), deleted, byContent)
+	require.Greater(t, deleted, 10)
+	require.Greater(t, byContent, 10)
+	writeCSV(t, filepath.Join(ref, filepath.Base(files[0])), append([][]string{header}, want...))
+	r := e.MustRun(j, dates[0])
+	require.Equal(t, int64(len(want)), r.Inserted)
+	wantSum := e.Checksum("", "_loaded_at")
 
-	var sums []Sum
-	for _, order := range [][]string{dates, reversed, shuffled} {
+	orders := [][]string{dates, slices.Clone(dates)}
+	slices.Reverse(orders[1])
+	for _, seed := range []uint64{1, 2, 3} {
+		o := slices.Clone(dates)
+		rand.New(rand.NewPCG(seed, 7)).Shuffle(len(o), func(i, j int) { o[i], o[j] = o[j], o[i] })
+		orders = append(orders, o)
+	}
+	at := map[string]int{}
+	for i, f := range header {
+		at[f] = i
+	}
+	for n, order := range orders {
 		e := NewEnv(t, h)
-		j := quakesJob(t, e)
+		j := quakesJob(t, e, data)
 		for _, d := range order {
 			e.MustRun(j, d)
 		}
-		sums = append(sums, e.Checksum("", "_loaded_at"))
-		got := e.Query(`SELECT id, updated, status, mag FROM quakes ORDER BY id`)
+		require.Equal(t, wantSum, e.Checksum("", "_loaded_at"), "order %d: %v", n, order)
+		got := e.Query(`SELECT id, updated, status, mag, place, is_deleted FROM quakes ORDER BY id`)
 		require.Len(t, got, len(want))
 		for i := range got {
-			// The database renders times its own way: compare id, status
-			// and mag exactly, and updated to the millisecond.
-			g, w := strings.Split(got[i], "|"), strings.Split(want[i], "|")
-			require.Equal(t, w[0], g[0])
-			require.Equal(t, w[2], g[2], w[0])
-			require.Equal(t, strings.TrimSuffix(w[1], "Z")[:19], strings.Replace(g[1], " ", "T", 1)[:19], w[0])
+			// The database renders times and numbers its own way: compare
+			// updated to the millisecond and mag as a number.
+			g, w := strings.Split(got[i], "|"), want[i]
+			require.Equal(t, w[at["id"]], g[0])
+			require.Equal(t, w[at["status"]], g[2], g[0])
+			require.Equal(t, w[at["place"]], g[4], g[0])
+			require.Equal(t, "false", g[5], g[0])
+			require.Zero(t, compareTyped(t, "DOUBLE", w[at["mag"]], g[3]), "%s mag", g[0])
+			require.Equal(t, strings.TrimSuffix(w[at["updated"]], "Z")[:19], strings.Replace(g[1], " ", "T", 1)[:19], g[0])
 		}
 
-		if len(sums) == 1 {
-			// Any earlier snapshot, reloaded after the last, changes nothing.
+		if n == 0 {
 			for _, d := range dates[:len(dates)-1] {
 				r := e.MustRun(j, d, Force)
-				require.Equal(t, int64(0), r.Updated, d)
-				require.Equal(t, int64(0), r.Inserted, d)
+				require.Equal(t, int64(0), r.Inserted+r.Updated+r.Deleted+r.DeletedAbsent, d)
 				require.Greater(t, r.SkippedOlder, int64(0), d)
 			}
-			require.Equal(t, sums[0], e.Checksum("", "_loaded_at"))
+			require.Equal(t, wantSum, e.Checksum("", "_loaded_at"), "after --force replays")
 		}
 	}
-	require.Equal(t, sums[0], sums[1], "reverse order")
-	require.Equal(t, sums[0], sums[2], "shuffled order")
 }
 
 // A real order log with 272 exact duplicate rows: each is loaded once.
@@ -288,4 +684,39 @@ columns:
 	require.Equal(t, int64(272), r.RowsDeduped)
 	require.Equal(t, int64(16713), r.Inserted)
 	require.Equal(t, int64(16713), e.Checksum("").Rows)
+}
+
+// A column the input brings later is added to the target
+// (on_schema_change: add_columns) and to the tombstone table alike.
+func testMergeTombstonesNewColumn(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-03.csv", customerSnapshots["2026-11-03"])
+	e.Write("in/2026-11-04.csv", "customer_id,name,tier,updated_at,is_deleted,channel\n"+
+		"4,Dee,gold,2026-11-04 09:00:00,true,web\n6,Fay,gold,2026-11-04 09:00:00,false,shop\n")
+	j := e.Job(customersJob + "on_schema_change: add_columns\n")
+	e.MustRun(j, "2026-11-03")
+	r := e.MustRun(j, "2026-11-04")
+	require.Equal(t, int64(1), r.Deleted)
+	require.Equal(t, int64(1), r.Inserted)
+	require.Equal(t, []string{"3|NULL", "4|web"}, e.Query(`SELECT customer_id, channel FROM sales.orders__idem_deleted ORDER BY customer_id`))
+	require.Equal(t, []string{"6|shop"}, e.Rows("", "customer_id", "channel"))
+}
+
+// An idem_runs an older version created, without deleted_absent, gains the
+// column; its rows read as 0.
+func testLedgerOlderVersion(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Exec(`CREATE TABLE idem_runs (job VARCHAR NOT NULL, "partition" VARCHAR NOT NULL, run_id VARCHAR NOT NULL,
+  seq BIGINT NOT NULL, input_fingerprint VARCHAR NOT NULL, definition_hash VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
+  rows_in BIGINT NOT NULL, rows_deduped BIGINT NOT NULL, rows_out_of_window BIGINT NOT NULL, inserted BIGINT NOT NULL,
+  updated BIGINT NOT NULL, deleted BIGINT NOT NULL, skipped_older BIGINT NOT NULL, row_count BIGINT NOT NULL,
+  checksum VARCHAR NOT NULL, partition_closed BOOLEAN NOT NULL, started_at TIMESTAMPTZ NOT NULL,
+  finished_at TIMESTAMPTZ NOT NULL, idem_version VARCHAR NOT NULL, PRIMARY KEY (job, "partition", run_id))`,
+		`INSERT INTO idem_runs VALUES ('old', '2026-10-01', 'r0', 1, 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true,
+  TIMESTAMPTZ '2026-10-02 00:00:00+00', TIMESTAMPTZ '2026-10-02 00:00:01+00', '0.0.1')`)
+	e.Write("in/2026-11-03.csv", customerSnapshots["2026-11-03"])
+	r := e.MustRun(e.Job(customersJob), "2026-11-03")
+	require.Equal(t, int64(1), r.DeletedAbsent)
+	require.Equal(t, []string{"old|0", "customers|1"},
+		e.Query(`SELECT job, deleted_absent FROM idem_runs ORDER BY seq, job DESC`))
 }

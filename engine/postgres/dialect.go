@@ -65,35 +65,25 @@ func isText(typ string) bool {
 	return false
 }
 
-// Dedup keeps one row per key: the newest version, then the smallest row by
-// content, so the survivor never depends on the order rows arrived in. Text
-// is compared bytewise (COLLATE "C"), as DuckDB does: under the database's
-// collation the survivor could differ between databases, and a
+// ContentKey compares text bytewise (COLLATE "C"), as DuckDB does: under
+// the database's collation the order could differ between databases, and a
 // nondeterministic (case-insensitive) collation would leave ties to chance.
 // JSON has no ordering, so it is compared as its text.
-func (d Dialect) Dedup(dst, src string, key []string, latestBy string, cols []engine.Column) string {
+func (Dialect) ContentKey(expr, sqlType string) string {
+	switch {
+	case isText(sqlType):
+		return expr + ` COLLATE "C"`
+	case strings.EqualFold(sqlType, "JSON"):
+		return "CAST(" + expr + ` AS TEXT) COLLATE "C"`
+	}
+	return expr
+}
+
+// Dedup keeps each key's first row in the row order (engine.RowOrder), so
+// the survivor never depends on the order rows arrived in.
+func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
 	keys := d.Idents(key)
-	order := []string{keys}
-	if latestBy != "" {
-		order = append(order, d.Ident(latestBy)+" DESC NULLS LAST")
-	}
-	isKey := map[string]bool{latestBy: true}
-	for _, k := range key {
-		isKey[k] = true
-	}
-	for _, c := range cols {
-		if isKey[c.Name] {
-			continue
-		}
-		expr := d.Ident(c.Name)
-		switch {
-		case isText(c.Type):
-			expr += ` COLLATE "C"`
-		case strings.EqualFold(c.Type, "JSON"):
-			expr = "CAST(" + expr + ` AS TEXT) COLLATE "C"`
-		}
-		order = append(order, expr+" ASC NULLS LAST")
-	}
+	order := append([]string{keys}, engine.RowOrder(d, key, latestBy, deleteWhen, cols)...)
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT DISTINCT ON (%s) * FROM %s ORDER BY %s",
 		d.Ident(dst), keys, d.Ident(src), strings.Join(order, ", "))
 }
@@ -190,7 +180,11 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 
 // LedgerDDL creates idem_runs. Concurrent first runs would race to create it
 // (CREATE TABLE IF NOT EXISTS fails on an uncommitted twin), so the check
-// and the create run under an advisory lock, in one statement.
+// and the create run under an advisory lock, in one statement. A column a
+// later version brought is added to a table an older version created, only
+// when it is missing: ALTER TABLE … ADD COLUMN IF NOT EXISTS takes an
+// exclusive lock even when the column exists, so it would wait for every
+// open run that has read the ledger.
 func (d Dialect) LedgerDDL(t engine.Table) []string {
 	return []string{fmt.Sprintf(`DO $idem$ BEGIN
 PERFORM pg_advisory_xact_lock(%d);
@@ -208,6 +202,7 @@ CREATE TABLE IF NOT EXISTS %s (
   "inserted" BIGINT NOT NULL,
   "updated" BIGINT NOT NULL,
   "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
   "skipped_older" BIGINT NOT NULL,
   "row_count" BIGINT NOT NULL,
   "checksum" TEXT NOT NULL,
@@ -219,6 +214,11 @@ CREATE TABLE IF NOT EXISTS %s (
   PRIMARY KEY ("job", "partition", "run_id")
 );
 -- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-ALTER TABLE %[2]s ADD COLUMN IF NOT EXISTS "target_table" TEXT;
-END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t))}
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%[3]s) AND attname = 'target_table' AND NOT attisdropped) THEN
+  ALTER TABLE %[2]s ADD COLUMN "target_table" TEXT;
+END IF;
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%[3]s) AND attname = 'deleted_absent' AND NOT attisdropped) THEN
+  ALTER TABLE %[2]s ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
+END IF;
+END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t), d.String(d.Table(t)))}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/postgres"
+	"github.com/idemdata/idem/job"
 )
 
 func open(t *testing.T, url string) *postgres.DB {
@@ -305,4 +306,81 @@ func TestChecksumUnhashableTypes(t *testing.T) {
 
 	e.Exec(`INSERT INTO odd SELECT * FROM odd WHERE id = 2`)
 	require.NotEqual(t, before.Checksum, e.Checksum("").Checksum, "a duplicate row counts")
+}
+
+// A URL pgx would misread (an unencoded '/' or '@' in the password) is
+// split by idem: it is either refused as malformed, before pgx sees it, or
+// connects; no error shows the password.
+func TestOpenHostilePasswords(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{
+		"postgres://adv_u:S3cr3t/p@ss@127.0.0.1:1/db?sslmode=disable&connect_timeout=2",
+		"postgres://adv_u:S3cr3t/p%40ss@127.0.0.1:1/db?sslmode=disable&connect_timeout=2",
+		"postgres://adv_u:S3cr3t%2Fp@ss@127.0.0.1:1/db?sslmode=disable&connect_timeout=2",
+	} {
+		_, err := postgres.Open(t.Context(), url, time.Second)
+		require.Error(t, err, url)
+		require.NotErrorIs(t, err, job.ErrURL, "it parses: the password is split off first")
+		for _, s := range []string{"S3cr3t", "p@ss", "ss@127"} {
+			require.NotContains(t, err.Error(), s, url)
+		}
+	}
+	_, err := postgres.Open(t.Context(), "postgres://adv_u:S3cr3t/p@ss@127.0.0.1:notaport/db", time.Second)
+	require.ErrorIs(t, err, job.ErrURL)
+	require.NotContains(t, err.Error(), "S3cr3t")
+	_, err = postgres.Open(t.Context(), "postgres://adv_u:S3cr3t@127.0.0.1/db?sslmode=bogus", time.Second)
+	require.ErrorIs(t, err, job.ErrURL, "what pgx refuses to parse is malformed too")
+	require.NotContains(t, err.Error(), "S3cr3t")
+}
+
+// OpenReadOnly's session cannot write, even from inside one statement.
+func TestOpenReadOnly(t *testing.T) {
+	t.Parallel()
+	url := freshDatabase(t)
+	rw := open(t, url)
+	_, err := rw.Conn().ExecContext(t.Context(), `CREATE TABLE t (a int); CREATE SEQUENCE s`)
+	require.NoError(t, err)
+
+	ro, err := postgres.OpenReadOnly(t.Context(), url, time.Minute)
+	require.NoError(t, err)
+	defer ro.Close()
+	for _, q := range []string{
+		`INSERT INTO t VALUES (1)`,
+		`SELECT nextval('s')`,
+		`SELECT set_config('transaction_read_only', 'off', true), nextval('s')`,
+		`DROP TABLE t`,
+	} {
+		_, err := ro.Conn().ExecContext(t.Context(), q)
+		require.Error(t, err, q)
+		require.Regexp(t, `read-only transaction|read-write mode must be set before any query`, err.Error(), q)
+	}
+	var n int
+	require.NoError(t, ro.Conn().QueryRowContext(t.Context(), `SELECT count(*) FROM t`).Scan(&n))
+}
+
+// Creating the ledger when it exists never waits for a run that has read
+// it: the columns a later version adds are added only when missing, since
+// ALTER TABLE waits for every open reader, even when there is nothing to add.
+func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
+	t.Parallel()
+	url := freshDatabase(t)
+	ctx := t.Context()
+	a, b := open(t, url), open(t, url)
+	st := a.Statements()
+	for _, q := range st.LedgerDDL(a.LedgerTable()) {
+		_, err := a.Conn().ExecContext(ctx, q)
+		require.NoError(t, err)
+	}
+	tx, err := a.Conn().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, "SELECT count(*) FROM "+a.Dialect().Table(a.LedgerTable()))
+	require.NoError(t, err)
+
+	_, err = b.Conn().ExecContext(ctx, "SET lock_timeout = '500ms'")
+	require.NoError(t, err)
+	for _, q := range st.LedgerDDL(b.LedgerTable()) {
+		_, err := b.Conn().ExecContext(ctx, q)
+		require.NoError(t, err)
+	}
 }

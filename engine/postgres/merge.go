@@ -1,8 +1,21 @@
 package postgres
 
 import (
+	"fmt"
+
 	"github.com/idemdata/idem/engine"
 )
+
+// Tombstones creates the tombstone table with the target's columns and a
+// primary key on the key (a key is looked up, not scanned for). Two first
+// runs of one table would race to create it, as for the target (see
+// CreateTableFrom): they take turns on the same advisory lock.
+func (d Dialect) Tombstones(m engine.MergeSpec) []string {
+	return []string{
+		fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", lockKey("idem", "create", m.Tombstones.Schema, m.Tombstones.Name)),
+		fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (LIKE %s, PRIMARY KEY (%s))", d.Table(m.Tombstones), d.Table(m.Target), d.Idents(m.Key)),
+	}
+}
 
 // MergePlan is the standard plan: one LEFT JOIN of staging with the target.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"time"
 
@@ -53,9 +54,37 @@ var sessionDefaults = map[string]string{
 // minute): an unreachable host must not hang a scheduled run. No error
 // carries the password.
 func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
-	cfg, err := pgx.ParseConfig(url)
+	return open(ctx, url, lockTimeout, false)
+}
+
+// OpenReadOnly connects like Open, with every transaction of the session
+// READ ONLY (default_transaction_read_only, which SQL run inside a
+// transaction cannot turn off for that transaction): for `idem checksum`,
+// whose --where is the user's SQL.
+func OpenReadOnly(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
+	return open(ctx, url, lockTimeout, true)
+}
+
+func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly bool) (*DB, error) {
+	// The password is split off before pgx sees the URL and set on the
+	// config afterwards, so no parse or connect error can echo it, however
+	// the URL is written (pgx reads an unencoded '/' or '@' in a password
+	// as the end of the credentials, and prints the rest as a host or port).
+	u, err := job.ParseServerURL(url)
 	if err != nil {
-		return nil, redact(fmt.Errorf("postgres target %s: %w", job.Redact(url), err), "")
+		return nil, err
+	}
+	red := job.NewRedactor(url)
+	cfg, err := pgx.ParseConfig(u.WithoutPassword())
+	if err != nil {
+		return nil, red.Error(fmt.Errorf("%w: postgres target %s: %w", job.ErrURL, job.Redact(url), err))
+	}
+	if u.HasPassword && !hasQueryPassword(u.Rest) { // as pgx would: a password= parameter wins
+		cfg.Password = u.Password
+	}
+	red.Add(cfg.Password) // also one from PGPASSWORD or a password file
+	if readOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	have := map[string]bool{}
 	for k := range cfg.RuntimeParams {
@@ -78,7 +107,7 @@ func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, erro
 	conn, err := sqlDB.Conn(ctx)
 	if err != nil {
 		sqlDB.Close()
-		return nil, redact(fmt.Errorf("connecting to %s: %w", job.Redact(url), err), cfg.Password)
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
 	}
 	var schema sql.NullString
 	var version int
@@ -91,7 +120,7 @@ func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, erro
 	if err != nil {
 		conn.Close()
 		sqlDB.Close()
-		return nil, redact(fmt.Errorf("connecting to %s: %w", job.Redact(url), err), cfg.Password)
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
 	}
 	d := &DB{db: sqlDB, conn: conn, schema: schema.String}
 	if d.schema == "" { // no schema of search_path exists: CREATE would fail anyway
@@ -100,21 +129,14 @@ func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, erro
 	return d, nil
 }
 
-// redactedError hides a password that a driver error might echo.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-func redact(err error, password string) error {
-	msg := err.Error()
-	if password != "" {
-		msg = strings.ReplaceAll(msg, password, "xxxxx")
+// hasQueryPassword reports whether a URL's query sets password=.
+func hasQueryPassword(rest string) bool {
+	_, query, ok := strings.Cut(rest, "?")
+	if !ok {
+		return false
 	}
-	return &redactedError{msg: job.Redact(msg), err: err}
+	v, err := neturl.ParseQuery(query)
+	return err == nil && v.Has("password")
 }
 
 // Dialect returns PostgreSQL's SQL dialect.

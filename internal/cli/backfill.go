@@ -36,7 +36,7 @@ type backfillSummary struct {
 	ExitCode   int      `json:"exit_code"`
 }
 
-func newBackfillCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Command {
+func newBackfillCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Redactor) *cobra.Command {
 	var (
 		from, to, asOf   string
 		force, allowOpen bool
@@ -81,6 +81,7 @@ or job file error.`,
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
+			red.Add(job.Secrets(j.Target.URL)...)
 			windows, err := j.Range(from, to)
 			if err != nil {
 				return &exitError{ExitUsage, err}

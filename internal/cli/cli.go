@@ -42,7 +42,20 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // Run runs the idem command line and returns the process exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	// Everything idem prints passes one redactor. It knows the passwords
+	// of every URL on the command line and in the environment (a job's
+	// ${VAR}) from the start, and the job's target once it is loaded.
+	red := job.NewRedactor(args...)
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.Contains(v, "://") || k == "PGPASSWORD" {
+			red.Add(job.Secrets(v)...)
+			if k == "PGPASSWORD" {
+				red.Add(v)
+			}
+		}
+	}
+	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
+	root := newRoot(stdout, stderr, red)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -66,7 +79,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // errQuiet marks an exit whose reason was already printed.
 var errQuiet = errors.New("")
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "idem",
 		Short:         "Run data load jobs that are idempotent by construction",
@@ -84,12 +97,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		}
 		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	root.AddCommand(newRunCmd(stdout, stderr, logger), newChecksumCmd(stdout),
-		newBackfillCmd(stdout, stderr, logger), newStatusCmd(stdout, stderr))
+	root.AddCommand(newRunCmd(stdout, stderr, logger, red), newChecksumCmd(stdout),
+		newBackfillCmd(stdout, stderr, logger, red), newStatusCmd(stdout, stderr, red))
 	return root
 }
 
-func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Command {
+func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Redactor) *cobra.Command {
 	var (
 		date, asOf       string
 		force, allowOpen bool
@@ -118,6 +131,7 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Comm
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
+			red.Add(job.Secrets(j.Target.URL)...)
 			var prog *progress
 			if !asJSON && isTerminal(stderr) {
 				prog = newRunProgress(stderr, progressThrottle)
@@ -132,7 +146,16 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger) *cobra.Comm
 				printResult(stdout, stderr, j, r, asJSON)
 			}
 			if err != nil {
-				return &exitError{exitCode(err), err}
+				code := exitCode(err)
+				for _, r := range results {
+					// A job error found in a later partition (a lookback
+					// partition's file lacks a column) comes after earlier
+					// partitions committed: exit 2 would say nothing changed.
+					if code == ExitUsage && r.Action == runner.ActionLoaded {
+						code = ExitFailed
+					}
+				}
+				return &exitError{code, err}
 			}
 			for _, r := range results {
 				if r.Action == runner.ActionNotClosed {
@@ -178,8 +201,8 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 	switch r.Action {
 	case runner.ActionLoaded:
 		if j.Strategy == job.StrategyMerge {
-			fmt.Fprintf(w, "%s: merged: %d rows in, %d deduped; %d inserted, %d updated, %d deleted, %d skipped as not newer; wrote %d rows, checksum %s (run %s, %d ms)\n",
-				head, r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.SkippedOlder, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
+			fmt.Fprintf(w, "%s: merged: %d rows in, %d deduped; %d inserted, %d updated, %d deleted, %d deletes of absent keys remembered, %d skipped as not newer; wrote %d rows, checksum %s (run %s, %d ms)\n",
+				head, r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.DeletedAbsent, r.SkippedOlder, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
 			return
 		}
 		verb := "loaded"
@@ -229,22 +252,38 @@ func newChecksumCmd(stdout io.Writer) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "checksum URL TABLE",
-		Short: "Print a table's row count and order-independent checksum",
+		Short: "Print a table's row count and order-independent checksum (read-only)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := job.ParseTable(args[1])
 			if err != nil {
 				return &exitError{ExitUsage, fmt.Errorf("TABLE: %w", err)}
 			}
+			// --where is checked before anything is opened; the read-only
+			// connection is what keeps it from writing.
+			if where != "" {
+				if err := engine.CheckExpression(where); err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--where %w", err)}
+				}
+			}
+			for _, c := range exclude {
+				if strings.TrimSpace(c) == "" {
+					return &exitError{ExitUsage, errors.New("--exclude: empty column name")}
+				}
+			}
 			dir, _ := os.Getwd()
-			db, err := idem.Open(cmd.Context(), args[0], dir, time.Minute)
+			db, err := idem.OpenReadOnly(cmd.Context(), args[0], dir, time.Minute)
 			if err != nil {
 				return &exitError{exitCode(err), err}
 			}
 			defer db.Close()
 			n, sum, err := runner.TableChecksum(cmd.Context(), db, engine.Table(t), where, exclude)
 			if err != nil {
-				return &exitError{ExitFailed, fmt.Errorf("checksum of %s: %w", args[1], err)}
+				code := ExitFailed
+				if errors.Is(err, runner.ErrNotFound) {
+					code = ExitUsage
+				}
+				return &exitError{code, fmt.Errorf("checksum of %s: %w", args[1], err)}
 			}
 			if asJSON {
 				b, _ := json.Marshal(map[string]any{"table": args[1], "row_count": n, "checksum": sum})
@@ -255,7 +294,7 @@ func newChecksumCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&where, "where", "", "SQL condition selecting the rows to checksum")
+	cmd.Flags().StringVar(&where, "where", "", "one SQL condition selecting the rows to checksum (runs read-only)")
 	cmd.Flags().StringSliceVar(&exclude, "exclude", nil, "columns to leave out (e.g. loaded_at metadata), comma-separated")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
 	return cmd

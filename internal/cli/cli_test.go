@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -61,7 +62,7 @@ func TestRunJSON(t *testing.T) {
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	for _, k := range []string{"job", "partition", "run_id", "action", "rows_in", "rows_deduped", "rows_out_of_window",
-		"inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "input_fingerprint", "duration_ms"} {
+		"inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "input_fingerprint", "duration_ms"} {
 		require.Contains(t, got, k)
 	}
 	require.Equal(t, "loaded", got["action"])
@@ -142,4 +143,118 @@ func TestOutOfWindowReported(t *testing.T) {
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Equal(t, []any{map[string]any{"partition": "2026-11-27", "rows": 1.0}, map[string]any{"partition": "2026-12-01", "rows": 1.0}}, got["out_of_window"])
+}
+
+// checksum opens DuckDB read-only: a missing file is an error that creates
+// nothing, and a file this process cannot write (chmod 444, and immutable
+// where root can make it so) is read without changing a byte.
+func TestChecksumReadOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.duckdb")
+	code, _, errOut := run(t, "checksum", "duckdb:"+typo, "orders")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "typo.duckdb: file does not exist")
+	code, _, errOut = run(t, "checksum", "duckdb:"+typo, "orders", "--where", "true; DROP TABLE idem_runs")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "--where contains ';'")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "nothing is created")
+
+	jobPath := example(t)
+	code, _, errOut = run(t, "run", jobPath, "--date", "2018-01-01")
+	require.Equal(t, 0, code, errOut)
+	db := filepath.Join(filepath.Dir(jobPath), "warehouse.duckdb")
+	want := "jaffle.orders: 1 rows, checksum 977fdb04049e826c\n"
+
+	before, err := os.ReadFile(db)
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(db, 0o444))
+	require.NoError(t, os.Chmod(filepath.Dir(db), 0o555))
+	t.Cleanup(func() { os.Chmod(filepath.Dir(db), 0o755) })
+	if os.Geteuid() == 0 { // root writes a 0444 file anyway; an immutable one it cannot
+		if out, err := exec.Command("chattr", "+i", db).CombinedOutput(); err == nil {
+			t.Cleanup(func() { exec.Command("chattr", "-i", db).Run() })
+		} else {
+			t.Logf("chattr +i: %v %s; checking with chmod only", err, out)
+		}
+	}
+	code, out, errOut := run(t, "checksum", "duckdb:"+db, "jaffle.orders", "--exclude", "_loaded_at")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, want, out)
+	code, _, errOut = run(t, "checksum", "duckdb:"+db, "idem_runs", "--where", "true; DROP TABLE idem_runs; SELECT 1")
+	require.Equal(t, 2, code, errOut)
+	code, _, errOut = run(t, "checksum", "duckdb:"+db, "idem_runs", "--where", "(SELECT count(*) FROM query('DROP TABLE idem_runs')) >= 0")
+	require.Equal(t, 1, code, errOut)
+	after, err := os.ReadFile(db)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "not a byte changed")
+	require.NoFileExists(t, db+".wal")
+	code, out, errOut = run(t, "checksum", "duckdb:"+db, "idem_runs", "--json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"row_count":1`)
+}
+
+// An unparsable URL is a usage error (exit 2) that does not print the
+// password, on the command line as in a job file.
+func TestUnparsableURLIsUsage(t *testing.T) {
+	t.Parallel()
+	url := "postgres://adv_u:S3cr3t/p@ss@127.0.0.1:notaport/db"
+	code, out, errOut := run(t, "checksum", url, "orders")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, `malformed target URL: "postgres://adv_u:xxxxx@127.0.0.1:notaport/db"`)
+	require.NotContains(t, out+errOut, "S3cr3t")
+	require.NotContains(t, out+errOut, "p@ss")
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`idem: 1
+job: orders
+target:
+  url: '`+url+`'
+  table: orders
+source:
+  files: x.csv
+strategy: partition
+partition:
+  column: day
+`), 0o644))
+	code, out, errOut = run(t, "run", path, "--date", "2026-11-28", "--json")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "target.url: malformed target URL")
+	require.NotContains(t, out+errOut, "S3cr3t")
+}
+
+// A merge's delete of a key the table does not hold is counted as
+// deleted_absent, in the human line and in --json.
+func TestMergeDeletedAbsent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026-11-03.csv"),
+		[]byte("id,name,updated_at,is_deleted\n3,Cid,2026-11-03 09:00:00,true\n4,Dee,2026-11-03 09:00:00,false\n"), 0o644))
+	jobPath := filepath.Join(dir, "customers.yaml")
+	require.NoError(t, os.WriteFile(jobPath, []byte(`idem: 1
+job: customers
+target:
+  url: duckdb:out.duckdb
+  table: customers
+source:
+  files: "{{ date }}.csv"
+strategy: merge
+key: [id]
+latest_by: updated_at
+delete_when: is_deleted
+`), 0o644))
+
+	code, out, errOut := run(t, "run", jobPath, "--date", "2026-11-03")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "; 1 inserted, 0 updated, 0 deleted, 1 deletes of absent keys remembered, 0 skipped as not newer;")
+
+	code, out, errOut = run(t, "run", jobPath, "--date", "2026-11-03", "--force", "--json")
+	require.Equal(t, 0, code, errOut)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.EqualValues(t, 0, got["deleted_absent"], "the same delete again changes nothing")
+	require.EqualValues(t, 2, got["skipped_older"])
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/job"
 )
 
 // ExitStatus is `idem status`'s exit when some partition of the range is
@@ -29,7 +30,7 @@ type statusSummary struct {
 	ExitCode   int      `json:"exit_code"`
 }
 
-func newStatusCmd(stdout, stderr io.Writer) *cobra.Command {
+func newStatusCmd(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	var (
 		from, to    string
 		asJSON      bool
@@ -60,6 +61,7 @@ nothing.`,
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
+			red.Add(job.Secrets(j.Target.URL)...)
 			s, err := idem.ReadStatus(cmd.Context(), j, from, to, lockTimeout)
 			if err != nil {
 				return &exitError{exitCode(err), err}

@@ -1,3 +1,63 @@
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, delim = ',', quote = '"', escape = '"', types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+
+SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+
+CREATE TEMP TABLE "idem_stage_dedup" AS SELECT * FROM "idem_stage" QUALIFY row_number() OVER (PARTITION BY "order_id" ORDER BY "updated_at" DESC NULLS LAST, coalesce("is_deleted", false) DESC, "status" ASC NULLS LAST, "is_deleted" ASC NULLS LAST) = 1;
+
+SELECT count(*) FROM "idem_stage_dedup";
+
+CREATE SCHEMA IF NOT EXISTS "sales";
+
+CREATE TABLE "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
+
+SELECT * FROM "sales"."orders" LIMIT 0;
+
+SELECT column_name FROM information_schema.columns
+WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2
+  AND (lower(column_default) LIKE '%nextval(%' OR lower(column_default) LIKE '%uuid(%');
+
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS SELECT * FROM "sales"."orders" LIMIT 0;
+
+CREATE UNIQUE INDEX IF NOT EXISTS "orders__idem_deleted_key" ON "sales"."orders__idem_deleted" ("order_id");
+
+SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
+
+CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, CASE
+  WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE 'skip' END
+  WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" < x."status" OR (s."status" IS NOT NULL AND x."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM x."status" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE 'skip' END
+  ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
+FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id"
+  LEFT JOIN "sales"."orders__idem_deleted" AS x ON x."order_id" = s."order_id";
+
+SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
+
+SELECT count(*), CAST(coalesce(sum(hash("order_id", "status", "updated_at", "is_deleted")), 0) AS VARCHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
+
+MERGE INTO "sales"."orders" AS t
+USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s
+ON t."order_id" = s."order_id"
+WHEN MATCHED AND s."_idem_action" = 'delete' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN DELETE
+WHEN MATCHED AND s."_idem_action" = 'update' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
+
+MERGE INTO "sales"."orders__idem_deleted" AS t
+USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent', 'reinsert')) AS s
+ON t."order_id" = s."order_id"
+WHEN MATCHED AND s."_idem_action" = 'reinsert' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN DELETE
+WHEN MATCHED AND s."_idem_action" <> 'reinsert' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1
+WHEN NOT MATCHED AND s."_idem_action" <> 'reinsert' THEN INSERT ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") VALUES (s."order_id", s."status", s."updated_at", s."is_deleted", $1);
+
+INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert');
+
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" VARCHAR NOT NULL,
   "partition" VARCHAR NOT NULL,
@@ -12,6 +72,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "inserted" BIGINT NOT NULL,
   "updated" BIGINT NOT NULL,
   "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
   "skipped_older" BIGINT NOT NULL,
   "row_count" BIGINT NOT NULL,
   "checksum" VARCHAR NOT NULL,
@@ -25,57 +86,11 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
 
 ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" VARCHAR;
 
-SELECT DISTINCT "job" FROM "idem_runs" WHERE "target_table" = $1 AND "job" <> $2 ORDER BY 1;
-
-SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 AND "run_id" = $3;
-
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, delim = ',', quote = '"', escape = '"', types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
-
-SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
-
-SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
-
-CREATE TEMP TABLE "idem_stage_dedup" AS SELECT * FROM "idem_stage" QUALIFY row_number() OVER (PARTITION BY "order_id" ORDER BY "updated_at" DESC NULLS LAST, "status" ASC NULLS LAST, "is_deleted" ASC NULLS LAST) = 1;
-
-SELECT count(*) FROM "idem_stage_dedup";
-
-CREATE SCHEMA IF NOT EXISTS "sales";
-
-CREATE TABLE "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPTZ) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
-
-SELECT * FROM "sales"."orders" LIMIT 0;
-
-SELECT column_name FROM information_schema.columns
-WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2
-  AND (lower(column_default) LIKE '%nextval(%' OR lower(column_default) LIKE '%uuid(%');
-
-CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, CASE
-  WHEN t."order_id" IS NULL THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'skip' ELSE 'insert' END
-  WHEN (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END
-  ELSE 'skip' END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id";
-
-SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
-
-SELECT count(*), CAST(coalesce(sum(hash("order_id", "status", "updated_at", "is_deleted")), 0) AS VARCHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'update');
-
-MERGE INTO "sales"."orders" AS t
-USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s
-ON t."order_id" = s."order_id"
-WHEN MATCHED AND s."_idem_action" = 'delete' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN DELETE
-WHEN MATCHED AND s."_idem_action" = 'update' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
-
-INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" = 'insert';
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" BIGINT DEFAULT 0;
 
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";
 

@@ -1,38 +1,6 @@
-DO $idem$ BEGIN
-PERFORM pg_advisory_xact_lock(1133864918205718213);
-CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
-  "job" TEXT NOT NULL,
-  "partition" TEXT NOT NULL,
-  "run_id" TEXT NOT NULL,
-  "seq" BIGINT NOT NULL,
-  "input_fingerprint" TEXT NOT NULL,
-  "definition_hash" TEXT NOT NULL,
-  "strategy" TEXT NOT NULL,
-  "rows_in" BIGINT NOT NULL,
-  "rows_deduped" BIGINT NOT NULL,
-  "rows_out_of_window" BIGINT NOT NULL,
-  "inserted" BIGINT NOT NULL,
-  "updated" BIGINT NOT NULL,
-  "deleted" BIGINT NOT NULL,
-  "skipped_older" BIGINT NOT NULL,
-  "row_count" BIGINT NOT NULL,
-  "checksum" TEXT NOT NULL,
-  "partition_closed" BOOLEAN NOT NULL,
-  "started_at" TIMESTAMPTZ NOT NULL,
-  "finished_at" TIMESTAMPTZ NOT NULL,
-  "idem_version" TEXT NOT NULL,
-  "target_table" TEXT,
-  PRIMARY KEY ("job", "partition", "run_id")
-);
--- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-ALTER TABLE "public"."idem_runs" ADD COLUMN IF NOT EXISTS "target_table" TEXT;
-END $idem$;
-
-SELECT DISTINCT "job" FROM "public"."idem_runs" WHERE "target_table" = $1 AND "job" <> $2 ORDER BY 1;
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2 AND "run_id" = $3;
 
 -- load $DIR/in/2026-11-28.csv into "idem_stage";
 
@@ -44,7 +12,7 @@ SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
 SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
 
-CREATE TEMP TABLE "idem_stage_dedup" AS SELECT DISTINCT ON ("order_id") * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, "status" COLLATE "C" ASC NULLS LAST, "is_deleted" ASC NULLS LAST;
+CREATE TEMP TABLE "idem_stage_dedup" AS SELECT DISTINCT ON ("order_id") * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, coalesce("is_deleted", false) DESC, "status" COLLATE "C" ASC NULLS LAST, "is_deleted" ASC NULLS LAST;
 
 SELECT count(*) FROM "idem_stage_dedup";
 
@@ -69,27 +37,77 @@ LEFT JOIN pg_catalog.pg_attrdef AS ad ON ad.adrelid = a.attrelid AND ad.adnum = 
 WHERE c.relname = $1 AND n.nspname = $2 AND a.attnum > 0 AND NOT a.attisdropped
   AND (a.attidentity <> '' OR lower(pg_get_expr(ad.adbin, ad.adrelid)) ~ '(nextval|uuid[a-z0-9_]*)\(');
 
+SELECT pg_advisory_xact_lock(3296780288592768586);
+
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" (LIKE "sales"."orders", PRIMARY KEY ("order_id"));
+
+SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
+
 CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, CASE
-  WHEN t."order_id" IS NULL THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'skip' ELSE 'insert' END
-  WHEN (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END
-  ELSE 'skip' END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id";
+  WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE 'skip' END
+  WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" COLLATE "C" < x."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND x."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM x."status" COLLATE "C" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE 'skip' END
+  ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
+FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id"
+  LEFT JOIN "sales"."orders__idem_deleted" AS x ON x."order_id" = s."order_id";
 
 SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
 
-SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_id", "status", "updated_at", "is_deleted"), 0)), 0) AS TEXT) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'update');
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_id", "status", "updated_at", "is_deleted"), 0)), 0) AS TEXT) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
 
 MERGE INTO "sales"."orders" AS t
 USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s
 ON t."order_id" = s."order_id"
-WHEN MATCHED AND s."_idem_action" = 'delete' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN DELETE
-WHEN MATCHED AND s."_idem_action" = 'update' AND (t."updated_at" < s."updated_at" OR (t."updated_at" IS NULL AND s."updated_at" IS NOT NULL)) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
+WHEN MATCHED AND s."_idem_action" = 'delete' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN DELETE
+WHEN MATCHED AND s."_idem_action" = 'update' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
 
-INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" = 'insert';
+MERGE INTO "sales"."orders__idem_deleted" AS t
+USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent', 'reinsert')) AS s
+ON t."order_id" = s."order_id"
+WHEN MATCHED AND s."_idem_action" = 'reinsert' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN DELETE
+WHEN MATCHED AND s."_idem_action" <> 'reinsert' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1
+WHEN NOT MATCHED AND s."_idem_action" <> 'reinsert' THEN INSERT ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") VALUES (s."order_id", s."status", s."updated_at", s."is_deleted", $1);
+
+INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert');
+
+DO $idem$ BEGIN
+PERFORM pg_advisory_xact_lock(1133864918205718213);
+CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
+  "job" TEXT NOT NULL,
+  "partition" TEXT NOT NULL,
+  "run_id" TEXT NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" TEXT NOT NULL,
+  "definition_hash" TEXT NOT NULL,
+  "strategy" TEXT NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" TEXT NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" TEXT NOT NULL,
+  "target_table" TEXT,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+-- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'target_table' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "target_table" TEXT;
+END IF;
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'deleted_absent' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
+END IF;
+END $idem$;
 
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";
 

@@ -1,35 +1,6 @@
-CREATE TABLE IF NOT EXISTS "idem_runs" (
-  "job" VARCHAR NOT NULL,
-  "partition" VARCHAR NOT NULL,
-  "run_id" VARCHAR NOT NULL,
-  "seq" BIGINT NOT NULL,
-  "input_fingerprint" VARCHAR NOT NULL,
-  "definition_hash" VARCHAR NOT NULL,
-  "strategy" VARCHAR NOT NULL,
-  "rows_in" BIGINT NOT NULL,
-  "rows_deduped" BIGINT NOT NULL,
-  "rows_out_of_window" BIGINT NOT NULL,
-  "inserted" BIGINT NOT NULL,
-  "updated" BIGINT NOT NULL,
-  "deleted" BIGINT NOT NULL,
-  "skipped_older" BIGINT NOT NULL,
-  "row_count" BIGINT NOT NULL,
-  "checksum" VARCHAR NOT NULL,
-  "partition_closed" BOOLEAN NOT NULL,
-  "started_at" TIMESTAMPTZ NOT NULL,
-  "finished_at" TIMESTAMPTZ NOT NULL,
-  "idem_version" VARCHAR NOT NULL,
-  "target_table" VARCHAR,
-  PRIMARY KEY ("job", "partition", "run_id")
-);
-
-ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" VARCHAR;
-
-SELECT DISTINCT "job" FROM "idem_runs" WHERE "target_table" = $1 AND "job" <> $2 ORDER BY 1;
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
@@ -51,8 +22,38 @@ INSERT INTO "events" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_sta
 
 SELECT count(*), CAST(coalesce(sum(hash("ts", "kind", "n")), 0) AS VARCHAR) FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" VARCHAR NOT NULL,
+  "partition" VARCHAR NOT NULL,
+  "run_id" VARCHAR NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" VARCHAR NOT NULL,
+  "definition_hash" VARCHAR NOT NULL,
+  "strategy" VARCHAR NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" VARCHAR NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" VARCHAR NOT NULL,
+  "target_table" VARCHAR,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" VARCHAR;
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" BIGINT DEFAULT 0;
+
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";

@@ -1,34 +1,4 @@
-DO $idem$ BEGIN
-PERFORM pg_advisory_xact_lock(1133864918205718213);
-CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
-  "job" TEXT NOT NULL,
-  "partition" TEXT NOT NULL,
-  "run_id" TEXT NOT NULL,
-  "seq" BIGINT NOT NULL,
-  "input_fingerprint" TEXT NOT NULL,
-  "definition_hash" TEXT NOT NULL,
-  "strategy" TEXT NOT NULL,
-  "rows_in" BIGINT NOT NULL,
-  "rows_deduped" BIGINT NOT NULL,
-  "rows_out_of_window" BIGINT NOT NULL,
-  "inserted" BIGINT NOT NULL,
-  "updated" BIGINT NOT NULL,
-  "deleted" BIGINT NOT NULL,
-  "skipped_older" BIGINT NOT NULL,
-  "row_count" BIGINT NOT NULL,
-  "checksum" TEXT NOT NULL,
-  "partition_closed" BOOLEAN NOT NULL,
-  "started_at" TIMESTAMPTZ NOT NULL,
-  "finished_at" TIMESTAMPTZ NOT NULL,
-  "idem_version" TEXT NOT NULL,
-  "target_table" TEXT,
-  PRIMARY KEY ("job", "partition", "run_id")
-);
--- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-ALTER TABLE "public"."idem_runs" ADD COLUMN IF NOT EXISTS "target_table" TEXT;
-END $idem$;
-
-SELECT DISTINCT "job" FROM "public"."idem_runs" WHERE "target_table" = $1 AND "job" <> $2 ORDER BY 1;
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
 
@@ -39,8 +9,6 @@ WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
 SELECT * FROM "idem_stage" LIMIT 0;
 
 SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "idem_stage";
-
-SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table" FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
 SELECT count(*) FROM "idem_stage";
 
@@ -61,8 +29,44 @@ INSERT INTO "daily_orders" ("order_date", "order_id", "status", "amount") SELECT
 
 SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_date", "order_id", "status", "amount"), 0)), 0) AS TEXT) FROM "daily_orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
+DO $idem$ BEGIN
+PERFORM pg_advisory_xact_lock(1133864918205718213);
+CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
+  "job" TEXT NOT NULL,
+  "partition" TEXT NOT NULL,
+  "run_id" TEXT NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" TEXT NOT NULL,
+  "definition_hash" TEXT NOT NULL,
+  "strategy" TEXT NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" TEXT NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" TEXT NOT NULL,
+  "target_table" TEXT,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+-- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'target_table' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "target_table" TEXT;
+END IF;
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'deleted_absent' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
+END IF;
+END $idem$;
+
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";

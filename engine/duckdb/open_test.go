@@ -1,0 +1,92 @@
+package duckdb_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine/duckdb"
+)
+
+// RemoveIfUnused removes only a file this Open created and nothing was
+// written to.
+func TestRemoveIfUnused(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+
+	fresh := filepath.Join(dir, "fresh.duckdb")
+	db, err := duckdb.Open(ctx, fresh, time.Minute)
+	require.NoError(t, err)
+	_, err = db.Conn().ExecContext(ctx, "CREATE TEMP TABLE s AS SELECT 1 AS x") // temporary: not kept
+	require.NoError(t, err)
+	removed, err := db.RemoveIfUnused(ctx)
+	require.NoError(t, err)
+	require.True(t, removed)
+	require.NoFileExists(t, fresh)
+	require.NoFileExists(t, fresh+".wal")
+
+	// Written to (as by another process between Open's look and its
+	// lock): kept.
+	used := filepath.Join(dir, "used.duckdb")
+	db, err = duckdb.Open(ctx, used, time.Minute)
+	require.NoError(t, err)
+	_, err = db.Conn().ExecContext(ctx, "CREATE SCHEMA s")
+	require.NoError(t, err)
+	removed, err = db.RemoveIfUnused(ctx)
+	require.NoError(t, err)
+	require.False(t, removed)
+	require.FileExists(t, used)
+
+	// An empty database that existed before Open: kept.
+	empty := filepath.Join(dir, "empty.duckdb")
+	db, err = duckdb.Open(ctx, empty, time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	db, err = duckdb.Open(ctx, empty, time.Minute)
+	require.NoError(t, err)
+	removed, err = db.RemoveIfUnused(ctx)
+	require.NoError(t, err)
+	require.False(t, removed)
+	require.FileExists(t, empty)
+}
+
+// OpenReadOnly never creates a file, and nothing run on it writes.
+func TestOpenReadOnly(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.duckdb")
+	_, err := duckdb.OpenReadOnly(ctx, missing, time.Minute)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.NoFileExists(t, missing)
+	_, err = duckdb.OpenReadOnly(ctx, ":memory:", time.Minute)
+	require.Error(t, err)
+
+	path := filepath.Join(dir, "t.duckdb")
+	db, err := duckdb.Open(ctx, path, time.Minute)
+	require.NoError(t, err)
+	_, err = db.Conn().ExecContext(ctx, "CREATE TABLE t AS SELECT 1 AS x")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	ro, err := duckdb.OpenReadOnly(ctx, path, time.Minute)
+	require.NoError(t, err)
+	_, err = ro.Conn().ExecContext(ctx, "SELECT 1; DROP TABLE t")
+	require.ErrorContains(t, err, "read-only")
+	var n int
+	require.NoError(t, ro.Conn().QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n))
+	require.Equal(t, 1, n)
+	removed, err := ro.RemoveIfUnused(ctx) // it did not create the file
+	require.NoError(t, err)
+	require.False(t, removed)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before, after)
+}

@@ -1,0 +1,227 @@
+package enginetest
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+)
+
+// readOnlyCases: `idem checksum` reads and never writes, and no password
+// reaches any output.
+var readOnlyCases = []struct {
+	name string
+	fn   func(*testing.T, Harness)
+}{
+	{"ChecksumWhereCannotWrite", testChecksumWhere},
+	{"ChecksumOfWhatDoesNotExist", testChecksumMissing},
+	{"PasswordsNeverPrinted", testPasswordsNeverPrinted},
+}
+
+// loadedForChecksum loads a table, a ledger and a sequence to attack.
+func loadedForChecksum(t *testing.T, h Harness) (*Env, *job.Job) {
+	e := NewEnv(t, h)
+	e.Write("in/orders.csv", orders)
+	j := e.Job(filesJob)
+	e.MustRun(j, "2026-11-28")
+	e.Exec(`CREATE SEQUENCE sales.s`)
+	return e, j
+}
+
+// --where is one condition: a second statement, a comment, a UNION, a
+// write hidden in a subquery or a function are refused, and the table, the
+// ledger and the sequence are as before.
+func testChecksumWhere(t *testing.T, h Harness) {
+	e, _ := loadedForChecksum(t, h)
+	want := e.Checksum("", "_loaded_at")
+	code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders", "--exclude", "_loaded_at", "--where", "true")
+	require.Equal(t, 0, code, out)
+	require.Equal(t, fmt.Sprintf("sales.orders: %d rows, checksum %s\n", want.Rows, want.Checksum), out)
+	code, out = runIdem(t, nil, "checksum", e.URL, "sales.orders", "--exclude", "_loaded_at", "--where", "status = 'placed' AND note_free IS NULL OR true")
+	require.NotEqual(t, 0, code, "an unknown column is the engine's error: %s", out)
+
+	before := e.Trace()
+	require.Equal(t, 1, before.LedgerRows)
+	count := func() []string { return e.Query(`SELECT count(*) FROM sales.orders`) }
+	rows := count()
+	for _, where := range []string{
+		"true; DROP TABLE idem_runs; SELECT 1",
+		"true; DELETE FROM sales.orders",
+		"true); DROP TABLE idem_runs; SELECT (1",
+		"true -- ",
+		"true /* a comment */",
+		"true) UNION SELECT 1, '2' FROM idem_runs WHERE (true",
+		"true UNION SELECT count(*), 'x' FROM idem_runs",
+		`note = E'\''; DROP TABLE idem_runs; --'`,
+		"order_id IN (DELETE FROM sales.orders RETURNING order_id)",
+		"(WITH d AS (DELETE FROM sales.orders RETURNING 1) SELECT count(*) FROM d) >= 0",
+		"(SELECT count(*) FROM (DELETE FROM idem_runs RETURNING 1) AS d) >= 0",
+		"nextval('sales.s') > 0",
+		"(SELECT count(*) FROM query('DROP TABLE idem_runs')) >= 0",
+	} {
+		code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders", "--where", where)
+		require.NotEqual(t, 0, code, "--where %q must be refused: %s", where, out)
+		require.Contains(t, out, "idem: ", where)
+	}
+	require.Equal(t, before, e.Trace(), "checksum changed nothing")
+	require.Equal(t, rows, count())
+	require.Equal(t, want, e.Checksum("", "_loaded_at"))
+	// The sequence was not advanced (its first value is still to come).
+	var next []string
+	e.DB(func(ctx context.Context, db engine.DB) {
+		next = queryStrings(t, ctx, db.Conn(), `SELECT nextval('sales.s')`)
+	})
+	require.Equal(t, []string{"1"}, next)
+}
+
+// Checksum of a target, table or column that does not exist is an error
+// (exit 2) that creates nothing.
+func testChecksumMissing(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.RequireUntouched(func() {
+		code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders")
+		require.Equal(t, 2, code, out)
+		require.Regexp(t, `does not exist|file does not exist`, out)
+	})
+	require.Empty(t, e.Trace().Files, "no database file appears")
+
+	e.Write("in/orders.csv", orders)
+	e.MustRun(e.Job(filesJob), "2026-11-28")
+	e.RequireUntouched(func() {
+		code, out := runIdem(t, nil, "checksum", e.URL, "sales.nope")
+		require.Equal(t, 2, code, out)
+		require.Contains(t, out, "table sales.nope does not exist")
+
+		code, out = runIdem(t, nil, "checksum", e.URL, "sales.orders", "--exclude", "_loaded_at,loaded_at")
+		require.Equal(t, 2, code, out)
+		require.Contains(t, out, `excluded column "loaded_at" of sales.orders does not exist; its columns: order_id, customer_id, created_at, status, amount, updated_at, _loaded_at`)
+	})
+}
+
+// HostilePasswords are passwords as typed into a URL: unencoded '/', '@',
+// ':', '%', '?', '#', spaces, quotes, unicode, and percent-encoded forms.
+// Each is built from distinctive fragments (Qz7…, Wk9…, Xy3…) so a test
+// finds a partial leak too, like the tail after an '@'.
+var HostilePasswords = []string{
+	"Qz7a/Wk9b@Xy3c",
+	"Qz7d/Wk9e%40Xy3f",
+	"Qz7g%2FWk9h@Xy3i",
+	"Qz7j:Wk9k:Xy3l",
+	"Qz7m%Wk9n%zzXy3o",
+	"Qz7p?Wk9q=Xy3r&Wk9s",
+	"Qz7t#Wk9u#Xy3v",
+	"Qz7w Wk9x Xy3y",
+	"Qz7zä日本Wk9A✓",
+	"Qz7B%2FWk9C%3AXy3D%40%23%3F",
+	"@Qz7E@Wk9F@",
+	`Qz7G"Wk9H\Xy3I`,
+	"Qz7J<Wk9K>&Xy3L",
+}
+
+var fragmentRE = regexp.MustCompile(`[A-Za-z0-9]{4,}`)
+
+// RequireNoPassword fails if any fragment of a typed password, or of its
+// decoded form, is in text.
+func RequireNoPassword(t *testing.T, text, typed, what string) {
+	t.Helper()
+	forms := append([]string{typed}, job.Secrets("postgres://u:"+typed+"@h/db")...)
+	for _, f := range forms {
+		for _, frag := range fragmentRE.FindAllString(f, -1) {
+			if strings.Contains(frag, "Qz7") || strings.Contains(frag, "Wk9") || strings.Contains(frag, "Xy3") {
+				require.NotContains(t, text, frag, "%s: password %q leaks", what, typed)
+			}
+		}
+	}
+}
+
+// withPassword puts a password, as typed, into a server URL; ok is false
+// for a URL without credentials (DuckDB).
+func withPassword(target, typed string) (string, bool) {
+	u, err := job.ParseServerURL(target)
+	if err != nil {
+		return "", false
+	}
+	user := u.User
+	if user == "" {
+		user = "postgres"
+	}
+	return u.Scheme + "://" + user + ":" + typed + "@" + u.Rest, true
+}
+
+// yamlQuote writes s as a YAML single-quoted scalar.
+func yamlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Every hostile password, in the job file, through ${VAR} and on the
+// command line, through run (text, --json, -v), checksum (text, --json,
+// -v) and their errors: no output holds any part of it. On an engine with
+// server URLs whose server takes the password (trust authentication in
+// tests), the runs succeed too.
+func testPasswordsNeverPrinted(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/orders.csv", orders)
+	e.Write("bad/in/orders.csv", orders+",16,2026-11-28 16:00:00,placed,3.00,2026-11-28 16:00:00\n")
+	for _, pw := range HostilePasswords {
+		t.Run(pw, func(t *testing.T) {
+			check := func(what, out string) {
+				t.Helper()
+				RequireNoPassword(t, out, pw, what)
+			}
+			jobFile := func(name, url, body string) string {
+				return e.Write(name, fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.orders\n%s", url, body))
+			}
+			runAll := func(label, url string, okCode int) {
+				t.Helper()
+				literal := jobFile("lit.yaml", yamlQuote(url), filesJob)
+				viaEnv := jobFile("env.yaml", "${IDEM_T}", filesJob)
+				env := []string{"IDEM_T=" + url}
+				for _, args := range [][]string{
+					{"run", literal, "--date", "2026-11-28", "--json"},
+					{"-v", "run", literal, "--date", "2026-11-28", "--force"},
+					{"run", viaEnv, "--date", "2026-11-28", "--json"},
+					{"-v", "run", viaEnv, "--date", "2026-11-28"},
+					{"checksum", url, "sales.orders", "--exclude", "_loaded_at"},
+					{"-v", "checksum", url, "sales.orders", "--json"},
+				} {
+					code, out := runIdem(t, env, args...)
+					check(label+" "+strings.Join(args[:2], " "), out)
+					require.Equal(t, okCode, code, "%s %v: %s", label, args, out)
+				}
+				// And the failures of a reachable target: bad input, a
+				// missing table, a bad --where.
+				if okCode == 0 {
+					failing := jobFile("bad/job.yaml", yamlQuote(url), filesJob)
+					code, out := runIdem(t, env, "-v", "run", failing, "--date", "2026-11-28", "--json")
+					check(label+" failing run", out)
+					require.Equal(t, 1, code, out)
+					code, out = runIdem(t, env, "-v", "checksum", url, "sales.nope")
+					check(label+" missing table", out)
+					require.Equal(t, 2, code, out)
+					code, out = runIdem(t, env, "checksum", url, "sales.orders", "--where", "no_such_col = 1")
+					check(label+" bad where", out)
+					require.Equal(t, 1, code, out)
+				}
+			}
+			if url, ok := withPassword(e.URL, pw); ok {
+				if db, err := idem.Open(context.Background(), url, e.Dir, time.Minute); err == nil {
+					db.Close()
+					runAll("reachable", url, 0)
+				} else {
+					check("open", err.Error())
+					t.Logf("the server refuses the password (%v); only failures are checked", err)
+				}
+			}
+			// Engine-independent failures: unparsable (exit 2) and
+			// unreachable (exit 1).
+			runAll("unparsable", "postgres://adv_u:"+pw+"@127.0.0.1:notaport/db", 2)
+			runAll("unreachable", "postgres://adv_u:"+pw+"@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", 1)
+		})
+	}
+}
