@@ -5,10 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
 )
 
 func (o Options) withDefaults() Options {
@@ -37,6 +39,7 @@ func (o Options) withDefaults() Options {
 // with the windows never started left out.
 func Backfill(ctx context.Context, dbs []engine.DB, j *job.Job, windows []job.Window, opts Options, each func(Result, error)) ([]Result, error) {
 	opts = opts.withDefaults()
+	opts.ledgerCurrent = new(atomic.Bool)
 	if len(dbs) == 0 {
 		return nil, errors.New("backfill: no database")
 	}
@@ -92,4 +95,21 @@ func Backfill(ctx context.Context, dbs []engine.DB, j *job.Job, windows []job.Wi
 		stopErr = ctx.Err()
 	}
 	return results, stopErr
+}
+
+// ledgerState is ledger.State, remembered across a backfill's runs once a
+// run has seen the ledger exist and current: idem never drops a column of
+// it, and the catalog query costs about 4 ms a run on DuckDB, a third of a
+// skipped partition. Only a committed ledger is seen (the query runs
+// before this run's own Ensure), so a rolled-back run cannot mislead.
+func (r *run) ledgerState(ctx context.Context) (exists, current bool, err error) {
+	known := r.opts.ledgerCurrent
+	if known != nil && known.Load() {
+		return true, true, nil
+	}
+	exists, current, err = ledger.State(ctx, r.s, r.db)
+	if err == nil && exists && current && known != nil {
+		known.Store(true)
+	}
+	return exists, current, err
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,6 +69,9 @@ type Options struct {
 	Record func(query string)
 	// Progress, if set, sees each step of a partition's run.
 	Progress func(Progress)
+
+	// ledgerCurrent is shared by a backfill's runs (see ledgerState).
+	ledgerCurrent *atomic.Bool
 }
 
 // Result is what one partition's run did. Its JSON form is the contract
@@ -224,7 +228,7 @@ func (r *run) do(ctx context.Context) (err error) {
 	// committed may have created it. A ledger of an older version is
 	// brought up to date in this transaction, so that it can be read; a
 	// refused run rolls that back too.
-	exists, current, err := ledger.State(ctx, r.s, r.db)
+	exists, current, err := r.ledgerState(ctx)
 	if err != nil {
 		return err
 	}
