@@ -493,7 +493,7 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 	}
 	r.res.RowsOutOfWindow = total - inWindow
 	if nulls > 0 && r.job.Partition.OnNull != job.OnNullSkip {
-		return 0, &InputError{Msg: fmt.Sprintf("%d input rows have no %s (NULL), so they belong to no partition%s (set partition.on_null: skip to leave them out)",
+		return 0, &InputError{Msg: fmt.Sprintf("%d input rows have no %s (NULL), so they belong to no partition; set partition.on_null: skip to leave them out%s",
 			nulls, r.job.Partition.Column, r.locate([]string{r.job.Partition.Column}))}
 	}
 	if total-inWindow-nulls == 0 {
