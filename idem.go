@@ -56,8 +56,8 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	return runner.Run(ctx, db, j, opts)
 }
 
-// ErrTarget marks a target URL that cannot be used: malformed, or naming an
-// engine this build lacks. The CLI maps it to exit 2.
+// ErrTarget marks a target URL that cannot be used: malformed, naming an
+// engine this build lacks, or naming a file that is not a database. The CLI maps it to exit 2.
 var ErrTarget = errors.New("unusable target URL")
 
 type targetError struct{ error }
@@ -76,7 +76,11 @@ func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engi
 		if rest != ":memory:" && !filepath.IsAbs(rest) {
 			rest = filepath.Join(dir, rest)
 		}
-		return duckdb.Open(ctx, rest, lockTimeout)
+		db, err := duckdb.Open(ctx, rest, lockTimeout)
+		if errors.Is(err, duckdb.ErrNotDatabase) {
+			return nil, targetError{fmt.Errorf("%s: %w", job.Redact(url), err)}
+		}
+		return db, err
 	case "postgres":
 		return postgres.Open(ctx, rest, lockTimeout)
 	}

@@ -36,6 +36,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, formatCases...)
 	cases = append(cases, concurrentCases...)
 	cases = append(cases, typeCases...)
+	cases = append(cases, faithfulCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
