@@ -105,9 +105,9 @@ var magic = []byte("DUCK")
 // checkFile refuses a path that exists and is not a DuckDB database, before
 // DuckDB sees it: DuckDB opens a file named like data (.csv, .parquet,
 // .json) as an in-memory database with a view over that file, so a run
-// would report rows loaded into memory and lose them at exit. An empty file
-// passes: another process may be creating the database this instant, and
-// open waits for that.
+// would report rows loaded into memory and lose them at exit. An empty file,
+// or one whose first bytes are zeros, passes: another process may be
+// creating the database this instant, and open waits for that.
 func checkFile(path string) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -134,7 +134,12 @@ func checkFile(path string) error {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	if n < len(head) || !bytes.Equal(head[8:], magic) {
+	switch {
+	case bytes.Equal(head[:n], make([]byte, n)):
+		// Zeros: DuckDB creating the file in another process has not
+		// written its header yet.
+		return nil
+	case n < len(head) || !bytes.Equal(head[8:], magic):
 		return fmt.Errorf("%s is %w file (it lacks DuckDB's file header); idem leaves it untouched", path, ErrNotDatabase)
 	}
 	return nil
