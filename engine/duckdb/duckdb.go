@@ -83,13 +83,22 @@ func open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	// Nothing idem does depends on the order rows are stored in (dedup has
-	// its own ORDER BY, checksums are order-independent), and keeping that
-	// order makes bulk inserts and the checkpoint at close markedly slower.
-	if _, err := conn.ExecContext(ctx, "SET preserve_insertion_order = false"); err != nil {
-		conn.Close()
-		sqlDB.Close()
-		return nil, err
+	for _, q := range []string{
+		// Nothing idem does depends on the order rows are stored in (dedup
+		// has its own ORDER BY, checksums are order-independent), and
+		// keeping that order makes bulk inserts and the checkpoint at close
+		// markedly slower.
+		"SET preserve_insertion_order = false",
+		// DuckDB's session time zone is the host's TZ: it decides how
+		// zoneless text becomes a TIMESTAMPTZ and how a TIMESTAMPTZ casts to
+		// a TIMESTAMP, so a row's partition would depend on the host.
+		"SET TimeZone = 'UTC'",
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			conn.Close()
+			sqlDB.Close()
+			return nil, err
+		}
 	}
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
 }
