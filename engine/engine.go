@@ -173,6 +173,16 @@ type FileLoader interface {
 	LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in FileInput) error
 }
 
+// FileResolver is an optional DB ability, found by type assertion: before
+// StageFiles, the engine reads over every row of every file what a
+// reader's type sniffing sees only in a sample, and returns the input with
+// the types that read every row right, or an error naming the file, line
+// and value that cannot be read faithfully. Its queries run on q, so a run
+// records them.
+type FileResolver interface {
+	ResolveFiles(ctx context.Context, q Querier, in FileInput) (FileInput, error)
+}
+
 // ErrLocked is returned when another run held the lock for longer than the
 // lock timeout. The CLI maps it to exit 75.
 var ErrLocked = errors.New("partition is locked by another run")

@@ -317,6 +317,12 @@ func (r *run) lockScope() string {
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
 	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table())}
+	if rs, ok := r.db.(engine.FileResolver); ok {
+		var err error
+		if in, err = rs.ResolveFiles(ctx, r.s, in); err != nil {
+			return err
+		}
+	}
 	if l, ok := r.db.(engine.FileLoader); ok {
 		r.s.note("-- load " + strings.Join(files, ", ") + " into " + r.d.Ident(stageTable))
 		return l.LoadFiles(ctx, tx, stageTable, in)

@@ -3,6 +3,7 @@ package enginetest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
 )
 
 // faithfulCases: what reaches the target is what the input says, whatever
@@ -22,6 +24,8 @@ var faithfulCases = []struct {
 	fn   func(*testing.T, Harness)
 }{
 	{"TargetNotADatabase", testTargetNotADatabase},
+	{"OffsetRowEarlyOrLateSameTable", testOffsetEarlyOrLate},
+	{"OffsetInTimestampColumnRefused", testOffsetRefused},
 	{"TimestampTZIndependentOfHostTZ", testHostTZ},
 }
 
@@ -75,6 +79,29 @@ partition:
 	require.Empty(t, adir)
 }
 
+// beyondSample is more data rows than DuckDB's type sniffer samples
+// (20480), so a value placed last is one it never sees.
+const beyondSample = 25000
+
+// offsetFile is beyondSample zoneless rows on 2026-01-02 and one row whose
+// value carries an offset (2026-01-02 01:30 in UTC, 2026-01-01 as
+// written), first or last.
+func offsetFile(last bool) string {
+	var b strings.Builder
+	b.WriteString("id,ts\n")
+	offset := "0,2026-01-01T20:30:00-05:00\n"
+	if !last {
+		b.WriteString(offset)
+	}
+	for i := 1; i <= beyondSample; i++ {
+		fmt.Fprintf(&b, "%d,2026-01-02 %02d:%02d:%02d\n", i, i%24, i%60, (i/60)%60)
+	}
+	if last {
+		b.WriteString(offset)
+	}
+	return b.String()
+}
+
 const offsetJob = `job: offsets
 source:
   files: in/e.csv
@@ -83,6 +110,69 @@ partition:
   column: ts
 key: [id]
 `
+
+// Where the row with an offset sits in the file does not change the table:
+// its instant is kept, and it lands in the UTC day of that instant.
+func testOffsetEarlyOrLate(t *testing.T, h Harness) {
+	var sums []string
+	for _, last := range []bool{false, true} {
+		e := NewEnv(t, h)
+		e.Write("in/e.csv", offsetFile(last))
+		r := e.MustRun(e.Job(offsetJob), "2026-01-02")
+		require.Equal(t, int64(beyondSample+1), r.RowCount, "last=%v", last)
+		require.Equal(t, int64(0), r.RowsOutOfWindow, "last=%v", last)
+		require.Equal(t, []string{"2026-01-02 01:30:00"}, e.Rows("id = 0", "ts"), "last=%v: the instant, in UTC", last)
+		sums = append(sums, r.Checksum)
+	}
+	require.Equal(t, sums[0], sums[1], "the same table whether the offset row is first or last")
+}
+
+// A column declared TIMESTAMP (without time zone) cannot keep an offset:
+// the value is refused with its file and line, and the target keeps its
+// rows. Beyond the sample, in CSV and in JSON Lines.
+func testOffsetRefused(t *testing.T, h Harness) {
+	for _, format := range []string{"csv", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			e := NewEnv(t, h)
+			good := offsetFile(true)
+			good = good[:strings.LastIndex(strings.TrimSuffix(good, "\n"), "\n")+1] // without the offset row
+			file := "in/e." + format
+			write := func(csvText string) {
+				if format == "csv" {
+					e.Write(file, csvText)
+					return
+				}
+				var b strings.Builder
+				for _, line := range strings.Split(strings.TrimSpace(csvText), "\n")[1:] {
+					id, ts, _ := strings.Cut(line, ",")
+					fmt.Fprintf(&b, "{\"id\":%s,\"ts\":%q}\n", id, ts)
+				}
+				e.Write(file, b.String())
+			}
+			write(good)
+			j := e.Job(strings.Replace(offsetJob, "in/e.csv", file, 1) + "columns:\n  ts: TIMESTAMP\n")
+			e.MustRun(j, "2026-01-02")
+			before := e.Checksum("")
+
+			for _, bad := range []string{"2026-01-02T20:30:00-05:00", "2026-01-02 10:00:00Z", "2026-01-02 10:00:00+01"} {
+				write(good + "99999," + bad + "\n")
+				r, err := e.Run(j, "2026-01-02")
+				require.Error(t, err, bad)
+				require.Equal(t, runner.ActionFailed, r.Action)
+				var ie *runner.InputError
+				require.ErrorAs(t, err, &ie, bad)
+				line := beyondSample + 2 // the header (CSV) and the good rows come first
+				if format == "jsonl" {
+					line = beyondSample + 1
+				}
+				require.Contains(t, err.Error(), fmt.Sprintf("%s line %d:", filepath.Join(e.Dir, file), line))
+				require.Contains(t, err.Error(), fmt.Sprintf("%q", bad))
+				require.Contains(t, err.Error(), "TIMESTAMPTZ")
+				require.Equal(t, before, e.Checksum(""), "the target keeps its rows")
+			}
+		})
+	}
+}
 
 // A TIMESTAMPTZ column's partition does not depend on the host's time zone:
 // the binary run under three TZ settings writes the same rows, with the

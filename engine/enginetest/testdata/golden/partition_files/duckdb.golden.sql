@@ -26,6 +26,10 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 
 SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version" FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2 ORDER BY "seq" DESC LIMIT 1;
 
+DESCRIBE SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
+
+SELECT min("created_at") FILTER (WHERE NOT regexp_full_match("created_at", '[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?') AND regexp_matches("created_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')), min("updated_at") FILTER (WHERE NOT regexp_full_match("updated_at", '[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?') AND regexp_matches("updated_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, all_varchar = true);
+
 CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
 
 SELECT * FROM "idem_stage" LIMIT 0;

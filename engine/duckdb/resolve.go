@@ -1,0 +1,205 @@
+package duckdb
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"strings"
+
+	"github.com/idemdata/idem/engine"
+)
+
+var _ engine.FileResolver = (*DB)(nil)
+
+// ResolveFiles gives every row of the input the type the whole input needs;
+// see Resolve.
+func (*DB) ResolveFiles(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
+	return Resolve(ctx, q, in)
+}
+
+// zonedRE matches a date and time text that ends in a UTC offset or zone
+// (Z, +01, -05:00, UTC, Europe/Berlin). DuckDB's TIMESTAMP input drops it
+// without a word, and so does PostgreSQL's.
+const zonedRE = `(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$`
+
+// plainRE matches the usual zoneless ISO text in full. Checking it first
+// halves the scan's cost: the unanchored zonedRE then runs on few values.
+const plainRE = `[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?`
+
+// Resolve reads, over every row of every CSV or JSON Lines file, what
+// DuckDB's sniffer decides from a sample of the first file (20480 rows),
+// and returns in with the types that read every row right: a sniffed CSV
+// column of zoneless TIMESTAMP with a value carrying a UTC offset anywhere
+// is read as TIMESTAMPTZ, as it would be had that value been in the sample.
+// A column declared TIMESTAMP with such a value is an error naming the
+// file, line and value: storing it would drop the offset.
+//
+// The cost is one more scan of the files, as text, when they have such
+// columns; none for Parquet, which is typed.
+func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
+	if in.Format != "csv" && in.Format != "jsonl" {
+		return in, nil
+	}
+	d := Dialect{}
+	sel, err := d.SelectFiles(in)
+	if err != nil {
+		return in, err
+	}
+	cols, err := describe(ctx, q, sel)
+	if err != nil {
+		return in, err
+	}
+	var zoneless []engine.Column
+	for _, c := range cols {
+		_, declared := in.Types[c.Name]
+		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
+			zoneless = append(zoneless, c)
+		}
+	}
+	if len(zoneless) == 0 {
+		return in, nil
+	}
+
+	// One pass over the files as text: for each zoneless column, the least
+	// value with an offset. (Its file is looked for again only for an error
+	// message: DuckDB 1.5's filename option breaks reading files whose line
+	// endings differ.)
+	text := func(name string) string {
+		if in.Format == "csv" {
+			return d.Ident(name)
+		}
+		return "(json ->> " + d.String(`$."`+strings.ReplaceAll(name, `"`, `\"`)+`"`) + ")"
+	}
+	var aggs []string
+	for _, c := range zoneless {
+		v := text(c.Name)
+		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE NOT regexp_full_match(%s, %s) AND regexp_matches(%s, %s))",
+			v, v, d.String(plainRE), v, d.String(zonedRE)))
+	}
+	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true)", d.list(in.Paths))
+	if in.Format == "jsonl" {
+		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+	}
+	vals := make([]any, len(aggs))
+	ptrs := make([]any, len(aggs))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := q.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s", strings.Join(aggs, ", "), from)).Scan(ptrs...); err != nil {
+		return in, err
+	}
+
+	types := maps.Clone(in.Types)
+	if types == nil {
+		types = map[string]string{}
+	}
+	for i, c := range zoneless {
+		value, ok := vals[i].(string)
+		if !ok {
+			continue
+		}
+		if t, declared := in.Types[c.Name]; declared {
+			return in, zonedError(ctx, q, in, c.Name, t, value)
+		}
+		types[c.Name] = "TIMESTAMPTZ"
+	}
+	in.Types = types
+	return in, nil
+}
+
+// describe returns the columns a query yields.
+func describe(ctx context.Context, q engine.Querier, sel string) ([]engine.Column, error) {
+	rows, err := q.QueryContext(ctx, "DESCRIBE "+sel)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []engine.Column
+	for rows.Next() {
+		var name, typ string
+		var null, key, def, extra any
+		if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+			return nil, err
+		}
+		cols = append(cols, engine.Column{Name: name, Type: typ})
+	}
+	return cols, rows.Err()
+}
+
+// ErrOffset marks a value with a UTC offset in a column declared without
+// time zone.
+var ErrOffset = errors.New("a UTC offset, which a column without time zone would drop")
+
+func zonedError(ctx context.Context, q engine.Querier, in engine.FileInput, col, typ, value string) error {
+	where := strings.Join(in.Paths, ", ")
+	for _, file := range in.Paths {
+		if line, err := findLine(ctx, q, in.Format, file, col, value); err == nil && line > 0 {
+			where = fmt.Sprintf("%s line %d", file, line)
+			break
+		}
+	}
+	return fmt.Errorf("%s: column %q is declared %s, and %q has %w; declare the column TIMESTAMPTZ under columns: to load the instant (in UTC), or write the value without offset",
+		where, col, typ, value, ErrOffset)
+}
+
+// findLine finds the line of the first row of file whose column col holds
+// value: only for an error message, so it reads the file again in Go.
+func findLine(ctx context.Context, q engine.Querier, format, file, col, value string) (int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if format == "jsonl" {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<30)
+		for n := 1; sc.Scan(); n++ {
+			var obj map[string]any
+			if json.Unmarshal(sc.Bytes(), &obj) == nil && obj[col] == value {
+				return n, nil
+			}
+		}
+		return 0, sc.Err()
+	}
+	var delim, quote string
+	if err := q.QueryRowContext(ctx, "SELECT Delimiter, Quote FROM sniff_csv("+Dialect{}.String(file)+")").Scan(&delim, &quote); err != nil {
+		return 0, err
+	}
+	if len(delim) != 1 || (quote != `"` && quote != "" && quote != "(empty)") {
+		return 0, errors.New("a CSV dialect encoding/csv does not read")
+	}
+	r := csv.NewReader(bufio.NewReader(f))
+	r.Comma, r.LazyQuotes, r.FieldsPerRecord, r.ReuseRecord = rune(delim[0]), true, -1, true
+	head, err := r.Read()
+	if err != nil {
+		return 0, err
+	}
+	idx := -1
+	for i, h := range head {
+		if strings.TrimPrefix(h, "\ufeff") == col {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return 0, fmt.Errorf("no column %q", col)
+	}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if idx < len(rec) && (rec[idx] == value || strings.TrimSpace(rec[idx]) == value) {
+			line, _ := r.FieldPos(idx)
+			return line, nil
+		}
+	}
+}
