@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/idemdata/idem/engine"
@@ -32,13 +33,25 @@ const zonedRE = `(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|g
 // halves the scan's cost: the unanchored zonedRE then runs on few values.
 const plainRE = `[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?`
 
+// integerRE matches integer text, which a DOUBLE would round beyond 2^53.
+const integerRE = `\s*[+-]?[0-9]+\s*`
+
 // Resolve reads, over every row of every CSV or JSON Lines file, what
 // DuckDB's sniffer decides from a sample of the first file (20480 rows),
-// and returns in with the types that read every row right: a sniffed CSV
-// column of zoneless TIMESTAMP with a value carrying a UTC offset anywhere
-// is read as TIMESTAMPTZ, as it would be had that value been in the sample.
-// A column declared TIMESTAMP with such a value is an error naming the
-// file, line and value: storing it would drop the offset.
+// and returns in with the types that read every row right:
+//
+//   - A sniffed CSV column of zoneless TIMESTAMP with a value carrying a UTC
+//     offset anywhere is read as TIMESTAMPTZ, as it would be had that value
+//     been in the sample. A column declared TIMESTAMP with such a value is
+//     an error naming the file, line and value: storing it would drop the
+//     offset.
+//   - A key or version column (in.Exact) that sniffing made floating point
+//     (CSV beyond BIGINT, JSON beyond UBIGINT), and whose values are all
+//     integers of at most 38 digits, is read as HUGEINT, exactly.
+//     Otherwise it stays as sniffed, and the runner refuses it. A JSON
+//     file with such a column, or a key column with a declared type, is
+//     read with every column's type given (in.Columns), since a cast after
+//     JSON's inference would cast the rounded value.
 //
 // The cost is one more scan of the files, as text, when they have such
 // columns; none for Parquet, which is typed.
@@ -55,21 +68,32 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 	if err != nil {
 		return in, err
 	}
-	var zoneless []engine.Column
+	var zoneless, integral []engine.Column
+	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
 			zoneless = append(zoneless, c)
 		}
+		if !declared && engine.IsFloat(c.Type) && slices.Contains(in.Exact, c.Name) {
+			integral = append(integral, c)
+		}
+		// JSON has no per-column type override: a declared type is a cast
+		// of what was inferred, so a key declared VARCHAR would be the text
+		// of a rounded DOUBLE. Read key columns as typed instead.
+		if in.Format == "jsonl" && declared && slices.Contains(in.Exact, c.Name) {
+			exactJSON = true
+		}
 	}
-	if len(zoneless) == 0 {
+	if len(zoneless)+len(integral) == 0 && !exactJSON {
 		return in, nil
 	}
 
 	// One pass over the files as text: for each zoneless column, the least
-	// value with an offset. (Its file is looked for again only for an error
-	// message: DuckDB 1.5's filename option breaks reading files whose line
-	// endings differ.)
+	// value with an offset; for each floating key, how many values are not
+	// integers and the most digits one has. (The file of a value is looked
+	// for again only for an error message: DuckDB 1.5's filename option
+	// breaks reading files whose line endings differ.)
 	text := func(name string) string {
 		if in.Format == "csv" {
 			return d.Ident(name)
@@ -82,9 +106,19 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE NOT regexp_full_match(%s, %s) AND regexp_matches(%s, %s))",
 			v, v, d.String(plainRE), v, d.String(zonedRE)))
 	}
+	for _, c := range integral {
+		v := text(c.Name)
+		aggs = append(aggs,
+			fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE)),
+			fmt.Sprintf("coalesce(max(length(ltrim(regexp_replace(%s, '[^0-9]', '', 'g'), '0'))), 0)", v))
+	}
 	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true)", d.list(in.Paths))
 	if in.Format == "jsonl" {
 		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+	}
+	if len(aggs) == 0 {
+		in.Columns = cols
+		return in, nil
 	}
 	vals := make([]any, len(aggs))
 	ptrs := make([]any, len(aggs))
@@ -109,8 +143,33 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 		}
 		types[c.Name] = "TIMESTAMPTZ"
 	}
+	for i, c := range integral {
+		bad, digits := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
+		if toInt(bad) == 0 && toInt(digits) <= 38 {
+			types[c.Name] = "HUGEINT"
+			exactJSON = exactJSON || in.Format == "jsonl"
+		}
+	}
 	in.Types = types
+	if exactJSON {
+		for i, c := range cols {
+			if t, ok := types[c.Name]; ok {
+				cols[i].Type = t
+			}
+		}
+		in.Columns = cols
+	}
 	return in, nil
+}
+
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	}
+	return -1
 }
 
 // describe returns the columns a query yields.

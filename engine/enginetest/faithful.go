@@ -27,6 +27,8 @@ var faithfulCases = []struct {
 	{"OffsetRowEarlyOrLateSameTable", testOffsetEarlyOrLate},
 	{"OffsetInTimestampColumnRefused", testOffsetRefused},
 	{"TimestampTZIndependentOfHostTZ", testHostTZ},
+	{"BigIntegerKeysKeepIdentity", testBigKeys},
+	{"FloatKeyRefused", testFloatKeyRefused},
 }
 
 // A DuckDB target path naming an existing file that is not a DuckDB
@@ -208,4 +210,93 @@ func testHostTZ(t *testing.T, h Harness) {
 			}
 		}
 	}
+}
+
+// Keys and versions of 20 digits overflow BIGINT; read as DOUBLE they
+// would round to one value. They keep their identity, in CSV and JSON
+// Lines: three keys are three rows, and the newer of two versions that
+// differ in the last digit wins.
+func testBigKeys(t *testing.T, h Harness) {
+	rows := [][3]string{
+		{"12345678901234567890", "98765432109876543210", "a_old"},
+		{"12345678901234567890", "98765432109876543211", "z_new"},
+		{"12345678901234567891", "98765432109876543210", "b"},
+		{"12345678901234567892", "98765432109876543210", "c"},
+	}
+	for _, format := range []string{"csv", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			e := NewEnv(t, h)
+			var b strings.Builder
+			if format == "csv" {
+				b.WriteString("id,ver,status,day\n")
+			}
+			for _, r := range rows {
+				if format == "csv" {
+					fmt.Fprintf(&b, "%s,%s,%s,2026-11-28\n", r[0], r[1], r[2])
+				} else {
+					fmt.Fprintf(&b, "{\"id\":%s,\"ver\":%s,\"status\":%q,\"day\":\"2026-11-28\"}\n", r[0], r[1], r[2])
+				}
+			}
+			e.Write("in/k."+format, b.String())
+			j := e.Job(`job: bigkeys
+source:
+  files: in/k.` + format + `
+strategy: partition
+partition:
+  column: day
+columns:
+  day: DATE
+key: [id]
+latest_by: ver
+`)
+			r := e.MustRun(j, "2026-11-28")
+			require.Equal(t, int64(4), r.RowsIn)
+			require.Equal(t, int64(1), r.RowsDeduped, "only the two versions of one key")
+			require.Equal(t, int64(3), r.RowCount)
+			require.Equal(t, []string{
+				"12345678901234567890|98765432109876543211|z_new",
+				"12345678901234567891|98765432109876543210|b",
+				"12345678901234567892|98765432109876543210|c",
+			}, e.Rows("", "id", "ver", "status"))
+		})
+	}
+}
+
+// A key that is not integer text is never used as floating point: the run
+// is refused as a job error that says what to declare, and nothing is
+// written. So is a key a query types DOUBLE.
+func testFloatKeyRefused(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/k.csv", "id,day\n1.5,2026-11-28\n2.5,2026-11-28\n")
+	j := e.Job(`job: floatkey
+source:
+  files: in/k.csv
+strategy: partition
+partition:
+  column: day
+columns:
+  day: DATE
+key: [id]
+`)
+	_, err := e.Run(j, "2026-11-28")
+	var je *job.Error
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), `key[0]: column "id" is read as`)
+	require.Contains(t, err.Error(), "must not be floating point")
+	require.Contains(t, err.Error(), "under columns:")
+	require.Equal(t, 0, e.LedgerRows("floatkey", "2026-11-28", ""))
+
+	e.Exec(`CREATE TABLE raw_k (id DOUBLE PRECISION, day DATE)`, `INSERT INTO raw_k VALUES (1, DATE '2026-11-28')`)
+	q := e.Job(`job: floatquery
+source:
+  query: SELECT id, day FROM raw_k
+strategy: partition
+partition:
+  column: day
+key: [id]
+`)
+	_, err = e.Run(q, "2026-11-28")
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), `key[0]: column "id" is read as`)
+	require.Contains(t, err.Error(), "source.query")
 }
