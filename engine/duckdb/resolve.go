@@ -29,16 +29,17 @@ func (*DB) ResolveFiles(ctx context.Context, q engine.Querier, in engine.FileInp
 // without a word, and so does PostgreSQL's.
 const zonedRE = `(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$`
 
-// plainRE matches the usual zoneless ISO text in full. Checking it first
-// halves the scan's cost: the unanchored zonedRE then runs on few values.
-const plainRE = `[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?`
+// plainFormats are the usual zoneless ISO forms. A value strptime parses
+// in full with one of them has no offset; only the others meet zonedRE,
+// which costs several times more per value.
+var plainFormats = []string{"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d"}
 
 // integerRE matches integer text, which a DOUBLE would round beyond 2^53.
 const integerRE = `\s*[+-]?[0-9]+\s*`
 
 // Resolve reads, over every row of every CSV or JSON Lines file, what
-// DuckDB's sniffer decides from a sample of the first file (20480 rows),
-// and returns in with the types that read every row right:
+// DuckDB's sniffer decides from a sample (20480 rows by default), and
+// returns in with the types that read every row right:
 //
 //   - A sniffed CSV column of zoneless TIMESTAMP with a value carrying a UTC
 //     offset anywhere is read as TIMESTAMPTZ, as it would be had that value
@@ -103,8 +104,8 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 	var aggs []string
 	for _, c := range zoneless {
 		v := text(c.Name)
-		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE NOT regexp_full_match(%s, %s) AND regexp_matches(%s, %s))",
-			v, v, d.String(plainRE), v, d.String(zonedRE)))
+		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE try_strptime(%s, %s) IS NULL AND regexp_matches(%s, %s))",
+			v, v, d.list(plainFormats), v, d.String(zonedRE)))
 	}
 	for _, c := range integral {
 		v := text(c.Name)

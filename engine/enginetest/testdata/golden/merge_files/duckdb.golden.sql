@@ -28,7 +28,7 @@ SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_has
 
 DESCRIBE SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
-SELECT min("updated_at") FILTER (WHERE NOT regexp_full_match("updated_at", '[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?') AND regexp_matches("updated_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, all_varchar = true);
+SELECT min("updated_at") FILTER (WHERE try_strptime("updated_at", ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches("updated_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, all_varchar = true);
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 

@@ -28,7 +28,7 @@ SELECT "job", "partition", "run_id", "seq", "input_fingerprint", "definition_has
 
 DESCRIBE SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
-SELECT min((json ->> '$."ts"')) FILTER (WHERE NOT regexp_full_match((json ->> '$."ts"'), '[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:.]*)?') AND regexp_matches((json ->> '$."ts"'), '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json_objects(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+SELECT min((json ->> '$."ts"')) FILTER (WHERE try_strptime((json ->> '$."ts"'), ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches((json ->> '$."ts"'), '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json_objects(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
