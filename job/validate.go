@@ -285,12 +285,19 @@ func filesForHash(files []string) any {
 }
 
 // FormatDuration prints a duration as a job file writes it: whole days as
-// "1d", else Go's form ("1h30m0s").
+// "1d", else Go's form without zero units ("6h", "1h30m", "90s").
 func FormatDuration(d time.Duration) string {
 	if d > 0 && d%(24*time.Hour) == 0 {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	}
-	return d.String()
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // TableName is a possibly schema-qualified table name.
