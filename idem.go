@@ -75,8 +75,8 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	return results, err
 }
 
-// ErrTarget marks a target URL that cannot be used: malformed, or naming an
-// engine this build lacks. The CLI maps it to exit 2.
+// ErrTarget marks a target URL that cannot be used: malformed, naming an
+// engine this build lacks, or naming a file that is not a database. The CLI maps it to exit 2.
 var ErrTarget = errors.New("unusable target URL")
 
 type targetError struct{ error }
@@ -118,6 +118,9 @@ func open(ctx context.Context, url, dir string, lockTimeout time.Duration, readO
 			}
 		} else {
 			db, err = duckdb.Open(ctx, rest, lockTimeout)
+		}
+		if errors.Is(err, duckdb.ErrNotDatabase) {
+			return nil, targetError{fmt.Errorf("%s: %w", job.Redact(url), err)}
 		}
 	case "postgres":
 		if readOnly {

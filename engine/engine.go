@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -52,6 +53,13 @@ type FileInput struct {
 	// loader may convert staged columns to the target's types, as an
 	// INSERT into it would.
 	Target Table
+	// Exact names the key and version columns: they must never be read
+	// as floating point, where distinct values round to one.
+	Exact []string
+	// Columns, when a FileResolver sets it, is every column in order with
+	// the type to read it as: for readers that take no per-column
+	// override (JSON) and would otherwise cast what they inferred.
+	Columns []Column
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and
@@ -218,6 +226,26 @@ func (s LockScope) String() string {
 // COPY, MySQL's LOAD DATA), instead of reading them in SQL with StageFiles.
 type FileLoader interface {
 	LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in FileInput) error
+}
+
+// FileResolver is an optional DB ability, found by type assertion: before
+// StageFiles, the engine reads over every row of every file what a
+// reader's type sniffing sees only in a sample, and returns the input with
+// the types that read every row right, or an error naming the file, line
+// and value that cannot be read faithfully. Its queries run on q, so a run
+// records them.
+type FileResolver interface {
+	ResolveFiles(ctx context.Context, q Querier, in FileInput) (FileInput, error)
+}
+
+// IsFloat reports whether a column type, as either engine spells it, is
+// binary floating point.
+func IsFloat(sqlType string) bool {
+	switch strings.ToUpper(strings.TrimSpace(sqlType)) {
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DOUBLE", "DOUBLE PRECISION":
+		return true
+	}
+	return false
 }
 
 // ErrLocked is returned when another run held the lock for longer than the

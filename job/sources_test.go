@@ -41,7 +41,7 @@ func TestParseSourceProblems(t *testing.T) {
 		{"source:\n  files: [in/*.csv, in/*.parquet]\n" + filesTail, "source.files", "more than one format"},
 		{"source:\n  files: in/{{ date + 1x }}.csv\n" + filesTail, "source.files", `unknown unit "x"`},
 		{"source:\n  files: in/{{ date + 1d }}.csv\n" + filesTail, "partition.closed_after", "closed_after must be at least 1d (it is 0s)"},
-		{"source:\n  files: in/{{ date + 2h }}.csv\n" + filesTail + "  closed_after: 1h\n", "partition.closed_after", "at least 2h0m0s"},
+		{"source:\n  files: in/{{ date + 2h }}.csv\n" + filesTail + "  closed_after: 1h\n", "partition.closed_after", "at least 2h (it is 1h)"},
 		{"source:\n  files: in/*.csv\n" + filesTail + "  out_of_window: drop\n", "partition.out_of_window", `"drop" is not one of report, fail`},
 		{"source:\n  files: in/*.csv\n" + filesTail + "  on_null: ignore\n", "partition.on_null", `"ignore" is not one of fail, skip`},
 		{"source:\n  files: in/*.csv\n" + filesTail + "on_schema_change: sync_all_columns\n", "on_schema_change", `not one of fail, add_columns`},
@@ -82,4 +82,14 @@ func TestHeldBackByClosure(t *testing.T) {
 	w, err := j.Window("2026-11-28")
 	require.NoError(t, err)
 	require.Equal(t, time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC), j.ClosesAt(w))
+}
+
+func TestFormatDuration(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		0: "0s", 90 * time.Second: "1m30s", 6 * time.Hour: "6h", 90 * time.Minute: "1h30m",
+		48 * time.Hour: "2d", 25 * time.Hour: "25h", time.Minute: "1m",
+	} {
+		require.Equal(t, want, FormatDuration(d))
+	}
 }

@@ -145,7 +145,7 @@ func (j *Job) Validate() []Problem {
 		}
 		if reach > closedAfter {
 			add("partition.closed_after", "source.files reads files up to %s past the partition's start, which are complete only after the partition ends; closed_after must be at least %s (it is %s)",
-				fmtDuration(reach), fmtDuration(reach), fmtDuration(closedAfter))
+				FormatDuration(reach), FormatDuration(reach), FormatDuration(closedAfter))
 		}
 	}
 	if !isOneOf(p.OutOfWindow, []string{OutOfWindowReport, OutOfWindowFail}) {
@@ -284,12 +284,20 @@ func filesForHash(files []string) any {
 	return files
 }
 
-// fmtDuration prints whole days as "1d", else Go's form ("90m0s" → "1h30m0s").
-func fmtDuration(d time.Duration) string {
+// FormatDuration prints a duration as a job file writes it: whole days as
+// "1d", else Go's form without zero units ("6h", "1h30m", "90s").
+func FormatDuration(d time.Duration) string {
 	if d > 0 && d%(24*time.Hour) == 0 {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	}
-	return d.String()
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // TableName is a possibly schema-qualified table name.

@@ -430,13 +430,20 @@ func (r *run) qualifiedTable() engine.Table {
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
-	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table())}
+	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table()),
+		Exact: r.exactColumns()}
 	if in.Format == "csv" {
 		delim, err := source.CSVDelimiter(files[0])
 		if err != nil {
 			return err
 		}
 		in.Delim = string(delim)
+	}
+	if rs, ok := r.db.(engine.FileResolver); ok {
+		var err error
+		if in, err = rs.ResolveFiles(ctx, r.s, in); err != nil {
+			return err
+		}
 	}
 	if l, ok := r.db.(engine.FileLoader); ok {
 		r.s.note("-- load " + strings.Join(files, ", ") + " into " + r.d.Ident(stageTable))
@@ -500,7 +507,7 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 	}
 	r.res.RowsOutOfWindow = total - inWindow
 	if nulls > 0 && r.job.Partition.OnNull != job.OnNullSkip {
-		return 0, &InputError{Msg: fmt.Sprintf("%d input rows have no %s (NULL), so they belong to no partition%s (set partition.on_null: skip to leave them out)",
+		return 0, &InputError{Msg: fmt.Sprintf("%d input rows have no %s (NULL), so they belong to no partition; set partition.on_null: skip to leave them out%s",
 			nulls, r.job.Partition.Column, r.locate([]string{r.job.Partition.Column}))}
 	}
 	if total-inWindow-nulls == 0 {
@@ -729,6 +736,7 @@ func (r *run) checkColumns(stage, target []engine.Column) error {
 	if r.job.LoadedAt != "" && slices.Contains(have, r.job.LoadedAt) {
 		ps = append(ps, job.Problem{Path: "loaded_at", Msg: fmt.Sprintf("column %q is also in the source; loaded_at must name a column idem fills", r.job.LoadedAt)})
 	}
+	ps = append(ps, r.floatProblems(stage, target)...)
 	if len(ps) > 0 {
 		return &job.Error{File: r.job.Path, Problems: ps}
 	}
@@ -821,6 +829,45 @@ func (r *run) addColumns(ctx context.Context) error {
 	var err error
 	r.targetCols, err = r.s.columns(ctx, r.d, r.table)
 	return err
+}
+
+// exactColumns are the key and version columns: compared for equality and
+// order, so never floating point.
+func (r *run) exactColumns() []string {
+	cols := slices.Clone([]string(r.job.Key))
+	if r.job.LatestBy != "" {
+		cols = append(cols, r.job.LatestBy)
+	}
+	return cols
+}
+
+// floatProblems refuses a key or version column that is floating point in
+// the input or the target: distinct 20-digit keys round to one DOUBLE, and
+// de-duplication would then keep one row of three.
+func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
+	paths := map[string]string{}
+	for i, k := range r.job.Key {
+		paths[k] = fmt.Sprintf("key[%d]", i)
+	}
+	if r.job.LatestBy != "" {
+		paths[r.job.LatestBy] = "latest_by"
+	}
+	fix := "declare its type under columns: (DECIMAL(38,0) or VARCHAR for integers, DECIMAL(p,s) or VARCHAR otherwise)"
+	if r.job.Source.Query != "" {
+		fix = "cast it in source.query (to DECIMAL(38,0), DECIMAL(p,s) or text)"
+	}
+	var ps []job.Problem
+	for _, c := range stage {
+		if p, ok := paths[c.Name]; ok && engine.IsFloat(c.Type) {
+			ps = append(ps, job.Problem{Path: p, Msg: fmt.Sprintf("column %q is read as %s; a key or version column must not be floating point, where distinct values round to one: %s", c.Name, c.Type, fix)})
+		}
+	}
+	for _, c := range target {
+		if p, ok := paths[c.Name]; ok && engine.IsFloat(c.Type) {
+			ps = append(ps, job.Problem{Path: p, Msg: fmt.Sprintf("column %q of target %s is %s; a key or version column must not be floating point, where distinct values round to one: change its type", c.Name, r.job.Target.Table, c.Type)})
+		}
+	}
+	return ps
 }
 
 // dedup resolves duplicates on the key before anything is written, and

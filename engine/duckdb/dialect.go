@@ -81,6 +81,14 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 		from = fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
 	case "jsonl":
 		from = fmt.Sprintf("read_json(%s, format = 'newline_delimited')", d.list(in.Paths))
+		if len(in.Columns) > 0 {
+			kv := make([]string, len(in.Columns))
+			for i, c := range in.Columns {
+				kv[i] = d.String(c.Name) + ": " + d.String(c.Type)
+			}
+			from = fmt.Sprintf("read_json(%s, format = 'newline_delimited', columns = {%s})", d.list(in.Paths), strings.Join(kv, ", "))
+			names = nil // the types are given, not cast
+		}
 	case "parquet":
 		from = fmt.Sprintf("read_parquet(%s)", d.list(in.Paths))
 	default:

@@ -3,10 +3,12 @@
 package duckdb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,6 +58,9 @@ func openRetry(ctx context.Context, path string, lockTimeout time.Duration, read
 			return nil, err
 		}
 		path = abs
+		if err := checkFile(path); err != nil {
+			return nil, err
+		}
 	}
 	var existed bool
 	if path != ":memory:" {
@@ -112,15 +117,75 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	// Nothing idem does depends on the order rows are stored in (dedup has
-	// its own ORDER BY, checksums are order-independent), and keeping that
-	// order makes bulk inserts and the checkpoint at close markedly slower.
-	if _, err := conn.ExecContext(ctx, "SET preserve_insertion_order = false"); err != nil {
-		conn.Close()
-		sqlDB.Close()
-		return nil, err
+	for _, q := range []string{
+		// Nothing idem does depends on the order rows are stored in (dedup
+		// has its own ORDER BY, checksums are order-independent), and
+		// keeping that order makes bulk inserts and the checkpoint at close
+		// markedly slower.
+		"SET preserve_insertion_order = false",
+		// DuckDB's session time zone is the host's TZ: it decides how
+		// zoneless text becomes a TIMESTAMPTZ and how a TIMESTAMPTZ casts to
+		// a TIMESTAMP, so a row's partition would depend on the host.
+		"SET TimeZone = 'UTC'",
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			conn.Close()
+			sqlDB.Close()
+			return nil, err
+		}
 	}
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
+}
+
+// ErrNotDatabase marks a target path that exists and is not a DuckDB
+// database file.
+var ErrNotDatabase = errors.New("not a DuckDB database")
+
+// magic is what DuckDB writes at byte 8 of every database file, after the
+// header's checksum.
+var magic = []byte("DUCK")
+
+// checkFile refuses a path that exists and is not a DuckDB database, before
+// DuckDB sees it: DuckDB opens a file named like data (.csv, .parquet,
+// .json) as an in-memory database with a view over that file, so a run
+// would report rows loaded into memory and lose them at exit. An empty file,
+// or one whose first bytes are zeros, passes: another process may be
+// creating the database this instant, and open waits for that.
+func checkFile(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory, %w file", path, ErrNotDatabase)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is %w file (it is a %s)", path, ErrNotDatabase, fi.Mode().Type())
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 8+len(magic))
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	switch {
+	case bytes.Equal(head[:n], make([]byte, n)):
+		// Zeros: DuckDB creating the file in another process has not
+		// written its header yet.
+		return nil
+	case n < len(head) || !bytes.Equal(head[8:], magic):
+		return fmt.Errorf("%s is %w file (it lacks DuckDB's file header); idem leaves it untouched", path, ErrNotDatabase)
+	}
+	return nil
 }
 
 func isNotYetValid(err error) bool {

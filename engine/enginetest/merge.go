@@ -678,6 +678,7 @@ columns:
   StockCode: VARCHAR
   CustomerID: VARCHAR
   InvoiceDate: TIMESTAMP
+  UnitPrice: DECIMAL(10,2)
 `)
 	r := e.MustRun(j, "2010-12-07")
 	require.Equal(t, int64(16985), r.RowsIn)

@@ -40,6 +40,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, oneWriterCases...)
 	cases = append(cases, untouchedCases...)
 	cases = append(cases, readOnlyCases...)
+	cases = append(cases, faithfulCases...)
 	cases = append(cases, backfillCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -243,6 +243,13 @@ func (rd *reader) describe(ctx context.Context, in engine.FileInput) (string, []
 		}
 	}
 	in.Types = types
+	// Types the sniffer's sample gets wrong for later rows are fixed over
+	// every row here, before either path: PostgreSQL's TIMESTAMP input, like
+	// DuckDB's, drops a UTC offset without a word.
+	in, err := duckdbengine.Resolve(ctx, rd.conn, in)
+	if err != nil {
+		return "", nil, err
+	}
 	dd := duckdbengine.Dialect{}
 	sel, err := dd.SelectFiles(in)
 	if err != nil {

@@ -220,7 +220,7 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 			head, short(r.RunID), what, r.RowCount, r.Checksum)
 	case runner.ActionNotClosed:
 		fmt.Fprintf(w, "%s: not closed yet: it closes at %s (its end plus closed_after %s); nothing loaded, try then or pass --allow-open\n",
-			head, r.ClosesAt, j.Partition.ClosedAfterOr(0))
+			head, r.ClosesAt, job.FormatDuration(j.Partition.ClosedAfterOr(0)))
 	case runner.ActionFailed:
 		fmt.Fprintf(w, "%s: failed; the target is unchanged\n", head)
 	}

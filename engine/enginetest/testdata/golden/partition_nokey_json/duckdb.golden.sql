@@ -2,6 +2,10 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
+DESCRIBE SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+
+SELECT min((json ->> '$."ts"')) FILTER (WHERE try_strptime((json ->> '$."ts"'), ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches((json ->> '$."ts"'), '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json_objects(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+
 CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
 SELECT * FROM "idem_stage" LIMIT 0;

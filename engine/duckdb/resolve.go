@@ -1,0 +1,271 @@
+package duckdb
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/idemdata/idem/engine"
+)
+
+var _ engine.FileResolver = (*DB)(nil)
+
+// ResolveFiles gives every row of the input the type the whole input needs;
+// see Resolve.
+func (*DB) ResolveFiles(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
+	return Resolve(ctx, q, in)
+}
+
+// zonedRE matches a date and time text that ends in a UTC offset or zone
+// (Z, +01, -05:00, UTC, Europe/Berlin). DuckDB's TIMESTAMP input drops it
+// without a word, and so does PostgreSQL's.
+const zonedRE = `(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$`
+
+// plainFormats are the usual zoneless ISO forms. A value strptime parses
+// in full with one of them has no offset; only the others meet zonedRE,
+// which costs several times more per value.
+var plainFormats = []string{"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d"}
+
+// integerRE matches integer text, which a DOUBLE would round beyond 2^53.
+const integerRE = `\s*[+-]?[0-9]+\s*`
+
+// Resolve reads, over every row of every CSV or JSON Lines file, what
+// DuckDB's sniffer decides from a sample (20480 rows by default), and
+// returns in with the types that read every row right:
+//
+//   - A sniffed CSV column of zoneless TIMESTAMP with a value carrying a UTC
+//     offset anywhere is read as TIMESTAMPTZ, as it would be had that value
+//     been in the sample. A column declared TIMESTAMP with such a value is
+//     an error naming the file, line and value: storing it would drop the
+//     offset.
+//   - A key or version column (in.Exact) that sniffing made floating point
+//     (CSV beyond BIGINT, JSON beyond UBIGINT), and whose values are all
+//     integers of at most 38 digits, is read as HUGEINT, exactly.
+//     Otherwise it stays as sniffed, and the runner refuses it. A JSON
+//     file with such a column, or a key column with a declared type, is
+//     read with every column's type given (in.Columns), since a cast after
+//     JSON's inference would cast the rounded value.
+//
+// The cost is one more scan of the files, as text, when they have such
+// columns; none for Parquet, which is typed.
+func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
+	if in.Format != "csv" && in.Format != "jsonl" {
+		return in, nil
+	}
+	d := Dialect{}
+	sel, err := d.SelectFiles(in)
+	if err != nil {
+		return in, err
+	}
+	cols, err := describe(ctx, q, sel)
+	if err != nil {
+		return in, err
+	}
+	var zoneless, integral []engine.Column
+	exactJSON := false
+	for _, c := range cols {
+		_, declared := in.Types[c.Name]
+		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
+			zoneless = append(zoneless, c)
+		}
+		if !declared && engine.IsFloat(c.Type) && slices.Contains(in.Exact, c.Name) {
+			integral = append(integral, c)
+		}
+		// JSON has no per-column type override: a declared type is a cast
+		// of what was inferred, so a key declared VARCHAR would be the text
+		// of a rounded DOUBLE. Read key columns as typed instead.
+		if in.Format == "jsonl" && declared && slices.Contains(in.Exact, c.Name) {
+			exactJSON = true
+		}
+	}
+	if len(zoneless)+len(integral) == 0 && !exactJSON {
+		return in, nil
+	}
+
+	// One pass over the files as text: for each zoneless column, the least
+	// value with an offset; for each floating key, how many values are not
+	// integers and the most digits one has. (The file of a value is looked
+	// for again only for an error message: DuckDB 1.5's filename option
+	// breaks reading files whose line endings differ.)
+	text := func(name string) string {
+		if in.Format == "csv" {
+			return d.Ident(name)
+		}
+		return "(json ->> " + d.String(`$."`+strings.ReplaceAll(name, `"`, `\"`)+`"`) + ")"
+	}
+	var aggs []string
+	for _, c := range zoneless {
+		v := text(c.Name)
+		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE try_strptime(%s, %s) IS NULL AND regexp_matches(%s, %s))",
+			v, v, d.list(plainFormats), v, d.String(zonedRE)))
+	}
+	for _, c := range integral {
+		v := text(c.Name)
+		aggs = append(aggs,
+			fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE)),
+			fmt.Sprintf("coalesce(max(length(ltrim(regexp_replace(%s, '[^0-9]', '', 'g'), '0'))), 0)", v))
+	}
+	opts := "header = true, all_varchar = true"
+	if in.Delim != "" { // the dialect SelectFiles reads with
+		opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"'`
+	}
+	from := fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
+	if in.Format == "jsonl" {
+		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+	}
+	if len(aggs) == 0 {
+		in.Columns = cols
+		return in, nil
+	}
+	vals := make([]any, len(aggs))
+	ptrs := make([]any, len(aggs))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := q.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s", strings.Join(aggs, ", "), from)).Scan(ptrs...); err != nil {
+		return in, err
+	}
+
+	types := maps.Clone(in.Types)
+	if types == nil {
+		types = map[string]string{}
+	}
+	for i, c := range zoneless {
+		value, ok := vals[i].(string)
+		if !ok {
+			continue
+		}
+		if t, declared := in.Types[c.Name]; declared {
+			return in, zonedError(ctx, q, in, c.Name, t, value)
+		}
+		types[c.Name] = "TIMESTAMPTZ"
+	}
+	for i, c := range integral {
+		bad, digits := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
+		if toInt(bad) == 0 && toInt(digits) <= 38 {
+			types[c.Name] = "HUGEINT"
+			exactJSON = exactJSON || in.Format == "jsonl"
+		}
+	}
+	in.Types = types
+	if exactJSON {
+		for i, c := range cols {
+			if t, ok := types[c.Name]; ok {
+				cols[i].Type = t
+			}
+		}
+		in.Columns = cols
+	}
+	return in, nil
+}
+
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	}
+	return -1
+}
+
+// describe returns the columns a query yields.
+func describe(ctx context.Context, q engine.Querier, sel string) ([]engine.Column, error) {
+	rows, err := q.QueryContext(ctx, "DESCRIBE "+sel)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []engine.Column
+	for rows.Next() {
+		var name, typ string
+		var null, key, def, extra any
+		if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+			return nil, err
+		}
+		cols = append(cols, engine.Column{Name: name, Type: typ})
+	}
+	return cols, rows.Err()
+}
+
+// ErrOffset marks a value with a UTC offset in a column declared without
+// time zone.
+var ErrOffset = errors.New("a UTC offset, which a column without time zone would drop")
+
+func zonedError(ctx context.Context, q engine.Querier, in engine.FileInput, col, typ, value string) error {
+	where := strings.Join(in.Paths, ", ")
+	for _, file := range in.Paths {
+		if line, err := findLine(ctx, q, in, file, col, value); err == nil && line > 0 {
+			where = fmt.Sprintf("%s line %d", file, line)
+			break
+		}
+	}
+	return fmt.Errorf("%s: column %q is declared %s, and %q has %w; declare the column TIMESTAMPTZ under columns: to load the instant (in UTC), or write the value without offset",
+		where, col, typ, value, ErrOffset)
+}
+
+// findLine finds the line of the first row of file whose column col holds
+// value: only for an error message, so it reads the file again in Go.
+func findLine(ctx context.Context, q engine.Querier, in engine.FileInput, file, col, value string) (int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if in.Format == "jsonl" {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<30)
+		for n := 1; sc.Scan(); n++ {
+			var obj map[string]any
+			if json.Unmarshal(sc.Bytes(), &obj) == nil && obj[col] == value {
+				return n, nil
+			}
+		}
+		return 0, sc.Err()
+	}
+	delim, quote := in.Delim, `"`
+	if delim == "" {
+		if err := q.QueryRowContext(ctx, "SELECT Delimiter, Quote FROM sniff_csv("+Dialect{}.String(file)+")").Scan(&delim, &quote); err != nil {
+			return 0, err
+		}
+	}
+	if len(delim) != 1 || (quote != `"` && quote != "" && quote != "(empty)") {
+		return 0, errors.New("a CSV dialect encoding/csv does not read")
+	}
+	r := csv.NewReader(bufio.NewReader(f))
+	r.Comma, r.LazyQuotes, r.FieldsPerRecord, r.ReuseRecord = rune(delim[0]), true, -1, true
+	head, err := r.Read()
+	if err != nil {
+		return 0, err
+	}
+	idx := -1
+	for i, h := range head {
+		if strings.TrimPrefix(h, "\ufeff") == col {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return 0, fmt.Errorf("no column %q", col)
+	}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if idx < len(rec) && (rec[idx] == value || strings.TrimSpace(rec[idx]) == value) {
+			line, _ := r.FieldPos(idx)
+			return line, nil
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package enginetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
+)
+
+// faithfulCases: what reaches the target is what the input says, whatever
+// the host, the reader's sample or the target path (issue 7, sections 4, 5
+// and 8).
+var faithfulCases = []struct {
+	name string
+	fn   func(*testing.T, Harness)
+}{
+	{"TargetNotADatabase", testTargetNotADatabase},
+	{"OffsetRowEarlyOrLateSameTable", testOffsetEarlyOrLate},
+	{"OffsetInTimestampColumnRefused", testOffsetRefused},
+	{"TimestampTZIndependentOfHostTZ", testHostTZ},
+	{"BigIntegerKeysKeepIdentity", testBigKeys},
+	{"FloatKeyRefused", testFloatKeyRefused},
+}
+
+// A DuckDB target path naming an existing file that is not a DuckDB
+// database (DuckDB would open a .csv as an in-memory database with a view
+// over it) or a directory is refused as a usage error, and the file is
+// never modified.
+func testTargetNotADatabase(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	if !strings.HasPrefix(e.URL, "duckdb:") {
+		t.Skip("about DuckDB target files")
+	}
+	const precious = "id,day\n1,2026-11-28\n"
+	csvPath := e.Write("precious.csv", precious)
+	require.NoError(t, os.Mkdir(filepath.Join(e.Dir, "adir"), 0o755))
+	e.Write("in/x.csv", "id,day\n1,2026-11-28\n")
+	for _, target := range []string{"precious.csv", "adir"} {
+		jobPath := e.Write("job_"+target+".yaml", `idem: 1
+job: not_a_db
+target:
+  url: duckdb:`+target+`
+  table: t
+source:
+  files: in/x.csv
+strategy: partition
+partition:
+  column: day
+`)
+		for range 2 {
+			code, stdout, stderr := RunBinary(t, nil, "run", jobPath, "--date", "2026-11-28")
+			require.Equal(t, 2, code, "stdout: %s\nstderr: %s", stdout, stderr)
+			require.NotContains(t, stdout, "loaded")
+			require.Contains(t, stderr, "duckdb:"+target+": ")
+			require.Contains(t, stderr, "not a DuckDB database")
+		}
+		j, err := job.Load(jobPath)
+		require.NoError(t, err)
+		_, err = idem.Run(context.Background(), j, idem.Options{Date: "2026-11-28", AsOf: e.Now})
+		require.ErrorIs(t, err, idem.ErrTarget)
+	}
+	got, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	require.Equal(t, precious, string(got), "the file is untouched")
+	entries, err := os.ReadDir(e.Dir)
+	require.NoError(t, err)
+	for _, en := range entries {
+		require.False(t, strings.HasPrefix(en.Name(), "precious.csv."), "no %s beside it", en.Name())
+	}
+	adir, err := os.ReadDir(filepath.Join(e.Dir, "adir"))
+	require.NoError(t, err)
+	require.Empty(t, adir)
+}
+
+// beyondSample is more data rows than DuckDB's type sniffer samples
+// (20480), so a value placed last is one it never sees.
+const beyondSample = 25000
+
+// offsetFile is beyondSample zoneless rows on 2026-01-02 and one row whose
+// value carries an offset (2026-01-02 01:30 in UTC, 2026-01-01 as
+// written), first or last.
+func offsetFile(last bool) string {
+	var b strings.Builder
+	b.WriteString("id,ts\n")
+	offset := "0,2026-01-01T20:30:00-05:00\n"
+	if !last {
+		b.WriteString(offset)
+	}
+	for i := 1; i <= beyondSample; i++ {
+		fmt.Fprintf(&b, "%d,2026-01-02 %02d:%02d:%02d\n", i, i%24, i%60, (i/60)%60)
+	}
+	if last {
+		b.WriteString(offset)
+	}
+	return b.String()
+}
+
+const offsetJob = `job: offsets
+source:
+  files: in/e.csv
+strategy: partition
+partition:
+  column: ts
+key: [id]
+`
+
+// Where the row with an offset sits in the file does not change the table:
+// its instant is kept, and it lands in the UTC day of that instant.
+func testOffsetEarlyOrLate(t *testing.T, h Harness) {
+	var sums []string
+	for _, last := range []bool{false, true} {
+		e := NewEnv(t, h)
+		e.Write("in/e.csv", offsetFile(last))
+		r := e.MustRun(e.Job(offsetJob), "2026-01-02")
+		require.Equal(t, int64(beyondSample+1), r.RowCount, "last=%v", last)
+		require.Equal(t, int64(0), r.RowsOutOfWindow, "last=%v", last)
+		require.Equal(t, []string{"2026-01-02 01:30:00"}, e.Rows("id = 0", "ts"), "last=%v: the instant, in UTC", last)
+		sums = append(sums, r.Checksum)
+	}
+	require.Equal(t, sums[0], sums[1], "the same table whether the offset row is first or last")
+}
+
+// A column declared TIMESTAMP (without time zone) cannot keep an offset:
+// the value is refused with its file and line, and the target keeps its
+// rows. Beyond the sample, in CSV and in JSON Lines.
+func testOffsetRefused(t *testing.T, h Harness) {
+	for _, format := range []string{"csv", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			e := NewEnv(t, h)
+			good := offsetFile(true)
+			good = good[:strings.LastIndex(strings.TrimSuffix(good, "\n"), "\n")+1] // without the offset row
+			file := "in/e." + format
+			write := func(csvText string) {
+				if format == "csv" {
+					e.Write(file, csvText)
+					return
+				}
+				var b strings.Builder
+				for _, line := range strings.Split(strings.TrimSpace(csvText), "\n")[1:] {
+					id, ts, _ := strings.Cut(line, ",")
+					fmt.Fprintf(&b, "{\"id\":%s,\"ts\":%q}\n", id, ts)
+				}
+				e.Write(file, b.String())
+			}
+			write(good)
+			j := e.Job(strings.Replace(offsetJob, "in/e.csv", file, 1) + "columns:\n  ts: TIMESTAMP\n")
+			e.MustRun(j, "2026-01-02")
+			before := e.Checksum("")
+
+			for _, bad := range []string{"2026-01-02T20:30:00-05:00", "2026-01-02 10:00:00Z", "2026-01-02 10:00:00+01"} {
+				write(good + "99999," + bad + "\n")
+				r, err := e.Run(j, "2026-01-02")
+				require.Error(t, err, bad)
+				require.Equal(t, runner.ActionFailed, r.Action)
+				var ie *runner.InputError
+				require.ErrorAs(t, err, &ie, bad)
+				line := beyondSample + 2 // the header (CSV) and the good rows come first
+				if format == "jsonl" {
+					line = beyondSample + 1
+				}
+				require.Contains(t, err.Error(), fmt.Sprintf("%s line %d:", filepath.Join(e.Dir, file), line))
+				require.Contains(t, err.Error(), fmt.Sprintf("%q", bad))
+				require.Contains(t, err.Error(), "TIMESTAMPTZ")
+				require.Equal(t, before, e.Checksum(""), "the target keeps its rows")
+			}
+		})
+	}
+}
+
+// A TIMESTAMPTZ column's partition does not depend on the host's time zone:
+// the binary run under three TZ settings writes the same rows, with the
+// same run id. Zoneless values are UTC.
+func testHostTZ(t *testing.T, h Harness) {
+	const input = "id,ts\n" +
+		"1,2026-01-01 23:30:00\n" + // 2026-01-01 in UTC; 01-02 in UTC if read in New York
+		"2,2026-01-01T20:30:00-05:00\n" + // 2026-01-02 01:30 UTC wherever it is read
+		"3,2026-01-02 00:30:00\n" + // 2026-01-02 in UTC; 01-01 in UTC if read in Tokyo
+		"4,2026-01-02 12:00:00\n"
+	for _, declared := range []bool{true, false} {
+		body := offsetJob
+		if declared {
+			body += "columns:\n  ts: TIMESTAMPTZ\n"
+		}
+		var first map[string]any
+		for _, tz := range []string{"UTC", "America/New_York", "Asia/Tokyo"} {
+			e := NewEnv(t, h)
+			e.Write("in/e.csv", input)
+			j := e.Job(body)
+			code, stdout, stderr := RunBinary(t, []string{"TZ=" + tz}, "run", j.Path, "--date", "2026-01-02", "--as-of", "2026-02-01T00:00:00Z", "--json")
+			require.Equal(t, 0, code, "TZ=%s: %s", tz, stderr)
+			var res map[string]any
+			require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
+			require.Equal(t, float64(3), res["row_count"], "TZ=%s declared=%v", tz, declared)
+			require.Equal(t, []string{"2", "3", "4"}, e.Rows("", "id"), "TZ=%s", tz)
+			if first == nil {
+				first = res
+				continue
+			}
+			for _, k := range []string{"run_id", "checksum", "rows_out_of_window"} {
+				require.Equal(t, first[k], res[k], "TZ=%s: %s", tz, k)
+			}
+		}
+	}
+}
+
+// Keys and versions of 20 digits overflow BIGINT; read as DOUBLE they
+// would round to one value. They keep their identity, in CSV and JSON
+// Lines: three keys are three rows, and the newer of two versions that
+// differ in the last digit wins.
+func testBigKeys(t *testing.T, h Harness) {
+	rows := [][3]string{
+		{"12345678901234567890", "98765432109876543210", "a_old"},
+		{"12345678901234567890", "98765432109876543211", "z_new"},
+		{"12345678901234567891", "98765432109876543210", "b"},
+		{"12345678901234567892", "98765432109876543210", "c"},
+	}
+	for _, format := range []string{"csv", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			e := NewEnv(t, h)
+			var b strings.Builder
+			if format == "csv" {
+				b.WriteString("id,ver,status,day\n")
+			}
+			for _, r := range rows {
+				if format == "csv" {
+					fmt.Fprintf(&b, "%s,%s,%s,2026-11-28\n", r[0], r[1], r[2])
+				} else {
+					fmt.Fprintf(&b, "{\"id\":%s,\"ver\":%s,\"status\":%q,\"day\":\"2026-11-28\"}\n", r[0], r[1], r[2])
+				}
+			}
+			e.Write("in/k."+format, b.String())
+			j := e.Job(`job: bigkeys
+source:
+  files: in/k.` + format + `
+strategy: partition
+partition:
+  column: day
+columns:
+  day: DATE
+key: [id]
+latest_by: ver
+`)
+			r := e.MustRun(j, "2026-11-28")
+			require.Equal(t, int64(4), r.RowsIn)
+			require.Equal(t, int64(1), r.RowsDeduped, "only the two versions of one key")
+			require.Equal(t, int64(3), r.RowCount)
+			require.Equal(t, []string{
+				"12345678901234567890|98765432109876543211|z_new",
+				"12345678901234567891|98765432109876543210|b",
+				"12345678901234567892|98765432109876543210|c",
+			}, e.Rows("", "id", "ver", "status"))
+		})
+	}
+}
+
+// A key that is not integer text is never used as floating point: the run
+// is refused as a job error that says what to declare, and nothing is
+// written. So is a key a query types DOUBLE.
+func testFloatKeyRefused(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/k.csv", "id,day\n1.5,2026-11-28\n2.5,2026-11-28\n")
+	j := e.Job(`job: floatkey
+source:
+  files: in/k.csv
+strategy: partition
+partition:
+  column: day
+columns:
+  day: DATE
+key: [id]
+`)
+	_, err := e.Run(j, "2026-11-28")
+	var je *job.Error
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), `key[0]: column "id" is read as`)
+	require.Contains(t, err.Error(), "must not be floating point")
+	require.Contains(t, err.Error(), "under columns:")
+	require.Equal(t, 0, e.LedgerRows("floatkey", "2026-11-28", ""))
+
+	e.Exec(`CREATE TABLE raw_k (id DOUBLE PRECISION, day DATE)`, `INSERT INTO raw_k VALUES (1, DATE '2026-11-28')`)
+	q := e.Job(`job: floatquery
+source:
+  query: SELECT id, day FROM raw_k
+strategy: partition
+partition:
+  column: day
+key: [id]
+`)
+	_, err = e.Run(q, "2026-11-28")
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), `key[0]: column "id" is read as`)
+	require.Contains(t, err.Error(), "source.query")
+}
