@@ -167,14 +167,15 @@ or job file error.`,
 // backfill's own range: the backfill loads those rows itself.
 func printBackfillResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool, first, last string) {
 	note := r
-	note.OutOfWindow, note.RowsOutOfWindow = nil, 0
+	note.OutOfWindow = nil
 	for _, p := range r.OutOfWindow {
-		if p.Partition < first || p.Partition > last { // labels sort as their times
+		if p.Partition >= first && p.Partition <= last { // labels sort as their times
+			note.RowsOutOfWindow -= p.Rows // the backfill loads them
+		} else {
 			note.OutOfWindow = append(note.OutOfWindow, p)
-			note.RowsOutOfWindow += p.Rows
 		}
 	}
-	if len(note.OutOfWindow) > 0 {
+	if note.RowsOutOfWindow > 0 { // listed outside the range, or not listed at all
 		printOutOfWindow(stderr, note)
 	}
 	if asJSON {

@@ -230,8 +230,13 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 // belong to, so a late row is not lost.
 func printOutOfWindow(stderr io.Writer, r runner.Result) {
 	parts := make([]string, len(r.OutOfWindow))
+	var listed int64
 	for i, p := range r.OutOfWindow {
 		parts[i] = fmt.Sprintf("%s (%d)", p.Partition, p.Rows)
+		listed += p.Rows
+	}
+	if rest := r.RowsOutOfWindow - listed; rest > 0 { // the list keeps the nearest partitions
+		parts = append(parts, fmt.Sprintf("%d more rows in partitions further away (or with no partition value)", rest))
 	}
 	fmt.Fprintf(stderr, "idem: %s %s: %d input rows belong to other partitions and were not written: %s; run those partitions to load them\n",
 		r.Job, r.Partition, r.RowsOutOfWindow, strings.Join(parts, ", "))
