@@ -17,10 +17,7 @@ import (
 
 // readOnlyCases: `idem checksum` reads and never writes, and no password
 // reaches any output.
-var readOnlyCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var readOnlyCases = []testCase{
 	{"ChecksumWhereCannotWrite", testChecksumWhere},
 	{"ChecksumOfWhatDoesNotExist", testChecksumMissing},
 	{"PasswordsNeverPrinted", testPasswordsNeverPrinted},
