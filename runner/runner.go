@@ -63,6 +63,10 @@ type Options struct {
 	Now func() time.Time
 	// CrashAt kills the process at that point of the run (tests only).
 	CrashAt string
+	// WaitAt stops the run at that point until its context is cancelled,
+	// after saying so on the logger (tests only: a signal then arrives at
+	// a known step).
+	WaitAt string
 	// Logger receives progress; default discards.
 	Logger *slog.Logger
 	// Record, if set, sees every SQL statement the run executes.
@@ -150,7 +154,7 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
 		res: Result{Job: j.Name, Partition: w.Label}}
 	began := time.Now()
-	err := r.do(ctx)
+	err := interpret(ctx, db, r.do(ctx))
 	r.res.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
 		r.res.Action = ActionFailed
@@ -161,8 +165,26 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	return r.res, nil
 }
 
+// interpret names why a run stopped in the terms the exit codes need: a
+// cancelled context is an interruption (whatever the driver said when its
+// connection was closed under it), and the engine maps its own errors (a
+// lock timeout in any statement) onto the engine's sentinels.
+func interpret(ctx context.Context, db engine.DB, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil && !errors.Is(err, engine.ErrInterrupted) {
+		return fmt.Errorf("%w (%w)", engine.ErrInterrupted, err)
+	}
+	if in, ok := db.(engine.ErrorInterpreter); ok {
+		return in.Interpret(err)
+	}
+	return err
+}
+
 // run is one partition's run.
 type run struct {
+	ctx  context.Context // for WaitAt only; steps take their own ctx
 	db   engine.DB
 	d    engine.Dialect
 	st   engine.Statements
@@ -186,6 +208,10 @@ type run struct {
 }
 
 func (r *run) crash(point string) {
+	if r.opts.WaitAt == point && r.ctx != nil {
+		r.log.Warn("waiting on purpose until interrupted", "point", point)
+		<-r.ctx.Done()
+	}
 	if r.opts.CrashAt != point {
 		return
 	}
@@ -198,6 +224,7 @@ func (r *run) crash(point string) {
 // do runs one partition: the same order of steps for every strategy and
 // engine, in one transaction holding the partition's lock.
 func (r *run) do(ctx context.Context) (err error) {
+	r.ctx = ctx
 	j, w := r.job, r.w
 	startedAt := r.opts.Now()
 	closed := !j.HeldBackByClosure() || j.Closed(w, r.opts.AsOf)

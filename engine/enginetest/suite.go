@@ -42,6 +42,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, typeCases...)
 	cases = append(cases, noSilentCases...)
 	cases = append(cases, oneWriterCases...)
+	cases = append(cases, interruptCases...)
 	cases = append(cases, untouchedCases...)
 	cases = append(cases, readOnlyCases...)
 	cases = append(cases, faithfulCases...)

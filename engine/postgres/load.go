@@ -192,7 +192,7 @@ type reader struct {
 }
 
 func newReader(ctx context.Context) (*reader, error) {
-	dir, err := os.MkdirTemp("", "idem-load-")
+	dir, err := newScratchDir()
 	if err != nil {
 		return nil, err
 	}

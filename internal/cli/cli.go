@@ -23,12 +23,16 @@ import (
 
 // Exit codes (SPEC.md).
 const (
-	ExitOK        = 0
-	ExitFailed    = 1
-	ExitUsage     = 2
-	ExitVerify    = 3
-	ExitTempFail  = 75
-	crashAtEnvVar = "IDEM_CRASH_AT"
+	ExitOK       = 0
+	ExitFailed   = 1
+	ExitUsage    = 2
+	ExitVerify   = 3
+	ExitTempFail = 75
+	// ExitInterrupted is a run stopped by SIGINT or SIGTERM, rolled back:
+	// 128 + SIGINT, as shells report it.
+	ExitInterrupted = 130
+	crashAtEnvVar   = "IDEM_CRASH_AT"
+	waitAtEnvVar    = "IDEM_WAIT_AT" // tests: stop at a step until a signal
 )
 
 // exitError carries an exit code through cobra.
@@ -138,7 +142,7 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Re
 			}
 			results, err := idem.Run(cmd.Context(), j, idem.Options{
 				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
-				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), Logger: logger(),
+				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), Logger: logger(),
 				Progress: prog.stepFunc(),
 			})
 			prog.finish()
@@ -180,7 +184,9 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &je):
 		return ExitUsage
-	case errors.Is(err, engine.ErrLocked):
+	case errors.Is(err, engine.ErrInterrupted):
+		return ExitInterrupted
+	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable):
 		return ExitTempFail
 	case errors.Is(err, idem.ErrTarget):
 		return ExitUsage
