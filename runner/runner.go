@@ -117,9 +117,11 @@ type PartitionRows struct {
 // InputError is bad input: the run stopped before changing anything.
 type InputError struct {
 	Msg string
+	Err error // the underlying error, if any
 }
 
 func (e *InputError) Error() string { return e.Msg }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // Staging table names, on the run's own connection.
 const (
@@ -234,6 +236,9 @@ func (r *run) do(ctx context.Context) (err error) {
 		return nil
 	}
 
+	if err := r.checkColumnTypes(ctx); err != nil {
+		return err
+	}
 	tx, err := r.db.Conn().BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -312,7 +317,7 @@ func (r *run) do(ctx context.Context) (err error) {
 		}
 	case len(files) > 0:
 		if err := r.stageFiles(ctx, tx, files); err != nil {
-			return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err)}
+			return r.readError(files, err)
 		}
 	default:
 		r.staged = false
@@ -413,6 +418,42 @@ func (r *run) lockScope() engine.LockScope {
 	return s
 }
 
+// checkColumnTypes refuses a columns: type the target database does not
+// know, as a job-file error (exit 2) before anything is read or written.
+func (r *run) checkColumnTypes(ctx context.Context) error {
+	caster, ok := r.d.(interface{ CastNull(string) string })
+	if !ok || len(r.job.Columns) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(r.job.Columns))
+	for c := range r.job.Columns {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	// Outside the data transaction, each cast on its own: a failed one
+	// leaves nothing to roll back, and every unknown type is reported.
+	s := &session{q: r.db.Conn(), rec: r.opts.Record, log: r.log}
+	var ps []job.Problem
+	for _, c := range names {
+		typ := r.job.Columns[c]
+		if _, err := s.exec(ctx, caster.CastNull(typ)); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			ps = append(ps, job.Problem{Path: "columns." + c, Msg: fmt.Sprintf("%q is not a type the target database knows: %v", typ, firstLine(err))})
+		}
+	}
+	if len(ps) > 0 {
+		return &job.Error{File: r.job.Path, Problems: ps}
+	}
+	return nil
+}
+
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
 // checkOwner refuses to write a table another job has written, unless
 // this job names that job under target.shared_with: two jobs replacing one
 // partition would undo each other on every run, and each would reload
@@ -454,12 +495,37 @@ func (r *run) qualifiedTable() engine.Table {
 	return t
 }
 
+// readError explains why the input files could not be read: for CSV, the
+// first structural fault found by a strict reader (file, line, what is
+// wrong), which a database's reader reports less plainly; else the
+// reader's own error. It keeps the chain, so a cancelled run stays one.
+func (r *run) readError(files []string, err error) error {
+	if ctx := r.ctx; ctx != nil && ctx.Err() != nil {
+		return err
+	}
+	if r.job.Source.Format == "csv" {
+		for _, f := range files {
+			if delim, derr := source.CSVDelimiter(f); derr == nil {
+				if bad := source.CheckCSV(f, delim); bad != nil {
+					return &InputError{Msg: bad.Error(), Err: err}
+				}
+			}
+		}
+	}
+	return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err), Err: err}
+}
+
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
 	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table()),
 		Exact: r.exactColumns()}
 	if in.Format == "csv" {
+		for _, f := range files { // a reader takes an empty file for one nameless column
+			if st, err := os.Stat(f); err == nil && st.Size() == 0 {
+				return &InputError{Msg: f + " is empty (0 bytes): not even a header line (a header-only file is an empty delivery)"}
+			}
+		}
 		delim, err := source.CSVDelimiter(files[0])
 		if err != nil {
 			return err

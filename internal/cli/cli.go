@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
@@ -60,6 +61,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
 	root := newRoot(stdout, stderr, red)
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -78,6 +80,20 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Anything cobra itself rejects (unknown command or flag) is usage.
 	fmt.Fprintf(stderr, "idem: %v\nRun 'idem --help' for usage.\n", err)
 	return ExitUsage
+}
+
+// suggestFlag adds "did you mean --date?" to an unknown flag's error.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var known []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
+	if s := job.Closest(name, known); s != "" {
+		return fmt.Errorf("%w (did you mean --%s?)", err, s)
+	}
+	return err
 }
 
 // errQuiet marks an exit whose reason was already printed.
