@@ -1,7 +1,3 @@
-SELECT CAST(NULL AS BIGINT);
-
-SELECT CAST(NULL AS TIMESTAMP);
-
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;

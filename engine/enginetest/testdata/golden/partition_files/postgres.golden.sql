@@ -1,7 +1,3 @@
-SELECT CAST(NULL AS DECIMAL(12,2));
-
-SELECT CAST(NULL AS BIGINT);
-
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
