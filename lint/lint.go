@@ -323,6 +323,8 @@ func usesWindow(toks []Token) bool {
 // (row_number(), random(), uuid(), nextval(), …): "… AS key_col" whose
 // select item calls one. Such a key identifies a row by its position or by
 // chance, not by its content, so staging never sees two rows as one.
+const maxItem = 500
+
 func generatedKeys(q string, toks []Token, key []string) []tokFinding {
 	idx := code(toks)
 	var out []tokFinding
@@ -350,9 +352,14 @@ func generatedKeys(q string, toks []Token, key []string) []tokFinding {
 		// at the same parenthesis depth.
 		depth := 0
 	item:
-		for m := n - 1; m >= 0; m-- {
+		// The walk is bounded, so that nested parentheses (one select item
+		// inside another, or hostile input) cannot make it quadratic; a
+		// select item of more than maxItem tokens goes unchecked.
+		for m := n - 1; m >= 0 && m >= n-maxItem; m-- {
 			t := toks[idx[m]]
 			switch {
+			case depth == 0 && isWord(t, "as"): // the previous item: a comma is missing
+				break item
 			case isPunct(t, ")"):
 				depth++
 			case isPunct(t, "("):

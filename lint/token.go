@@ -129,6 +129,8 @@ type tokenizer struct {
 	i         int
 	line      int
 	lineStart int // byte offset where the current line starts
+	colOff    int // byte offset whose column is col
+	col       int
 }
 
 func (z *tokenizer) next() (Token, bool) {
@@ -144,7 +146,14 @@ func (z *tokenizer) next() (Token, bool) {
 		return Token{}, false
 	}
 	start := z.i
-	t := Token{Off: start, Line: z.line, Col: utf8.RuneCountInString(s[z.lineStart:start])}
+	// Columns are counted from the previous token on the same line, not
+	// from the line's start: a long one-line query stays linear.
+	if z.colOff < z.lineStart {
+		z.colOff, z.col = z.lineStart, 0
+	}
+	z.col += utf8.RuneCountInString(s[z.colOff:start])
+	z.colOff = start
+	t := Token{Off: start, Line: z.line, Col: z.col}
 	c := s[start]
 	rest := s[start:]
 	switch {
