@@ -2,6 +2,7 @@ package idem
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/idemdata/idem/job"
@@ -34,6 +35,23 @@ func Verify(ctx context.Context, j *Job, opts Options) (*VerifyReport, error) {
 		return nil, err
 	}
 	rep, err := runner.Verify(ctx, db, j, opts)
+	if rep != nil && rep.CleanupErr != nil {
+		// The connection died with a cancelled statement: drop the
+		// scratch tables on a new one (DuckDB: after letting go of the
+		// file).
+		db.Close()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		db, err2 := Open(cctx, j.Target.URL, j.Dir, lockTimeout)
+		if err2 == nil {
+			err2 = runner.DropScratch(cctx, db, rep.Leftover)
+			db.Close()
+		}
+		if err2 != nil {
+			err = errors.Join(err, rep.CleanupErr, err2)
+		}
+		return rep, job.NewRedactor(j.Target.URL).Error(err)
+	}
 	red := job.NewRedactor(j.Target.URL)
 	err = red.Error(err)
 	if rep != nil {

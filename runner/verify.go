@@ -75,13 +75,18 @@ type VerifyReport struct {
 	// inserted, updated or deleted: it must be 0.
 	RerunWritten *int64 `json:"rerun_written,omitempty"`
 	// Reason says, when the verdict is fail, why, in a user's terms.
-	Reason string       `json:"reason,omitempty"`
+	Reason  string       `json:"reason,omitempty"`
 	Columns []ColumnDiff `json:"columns,omitempty"`
 	// Rows lists rows only one run has when no column alone explains it.
 	Rows   []string     `json:"rows,omitempty"`
 	Change *ChangeCheck `json:"change_one_row,omitempty"`
 	// Runs are the runner's results, in order (for -v and debugging).
 	Runs []Result `json:"-"`
+	// Leftover are the scratch tables Verify could not drop on its
+	// connection (CleanupErr says why); drop them with DropScratch on
+	// another.
+	Leftover   []engine.Table `json:"-"`
+	CleanupErr error          `json:"-"`
 }
 
 // maxListed bounds the rows a report lists.
@@ -110,6 +115,7 @@ func Verify(ctx context.Context, db engine.DB, j *job.Job, opts Options) (rep *V
 	if _, err := j.Windows(opts.Date); err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 	}
+	rep = &VerifyReport{Job: j.Name, Partition: opts.Date, Strategy: j.Strategy, Verdict: VerdictPass}
 	v, err := newVerifier(ctx, db, j, opts)
 	if err != nil {
 		return nil, err
@@ -120,10 +126,12 @@ func Verify(ctx context.Context, db engine.DB, j *job.Job, opts Options) (rep *V
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		if cerr := v.cleanup(cctx); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("dropping verify's scratch tables (%s*): %w", v.base, cerr))
+			// The run's connection may be gone with the cancelled
+			// statement: the caller, who can open another, drops them.
+			rep.Leftover = v.tables
+			rep.CleanupErr = fmt.Errorf("dropping verify's scratch tables (%s*): %w", v.base, cerr)
 		}
 	}()
-	rep = &VerifyReport{Job: j.Name, Partition: opts.Date, Strategy: j.Strategy, Verdict: VerdictPass}
 	if err := v.verify(ctx, rep); err != nil {
 		return rep, err
 	}
@@ -141,8 +149,8 @@ type verifier struct {
 	opts   Options
 	schema string // the target's schema, filled in
 	base   string // scratch prefix of this verify
-	// hadSchema says the target's schema existed before: if not, the
-	// scratch runs created it, and cleanup drops it again.
+	// hadSchema says the target's schema exists; if not, the scratch
+	// tables live in the default schema.
 	hadSchema bool
 	tables    []engine.Table // every scratch table name that may exist
 }
@@ -178,6 +186,18 @@ func newVerifier(ctx context.Context, db engine.DB, j *job.Job, opts Options) (*
 		return nil, fmt.Errorf("looking for schema %s: %w", t.Schema, err)
 	}
 	v.hadSchema = n > 0
+	if !v.hadSchema {
+		// The scratch tables go to the default schema rather than create
+		// the target's: a real first run creating that schema would wait
+		// for verify's uncommitted CREATE SCHEMA.
+		v.schema = db.DefaultSchema()
+		v.tables = v.tables[:0]
+		for _, n := range []string{"a", "s", "b", "c"} {
+			tomb, _ := engine.TombstoneTable(v.table(n))
+			v.tables = append(v.tables, v.table(n), tomb)
+		}
+		v.tables = append(v.tables, engine.Table{Schema: ls, Name: base + "_runs"}, engine.Table{Schema: ls, Name: base + "_failures"})
+	}
 	return v, nil
 }
 
@@ -187,19 +207,22 @@ func (v *verifier) table(n string) engine.Table {
 }
 
 func (v *verifier) cleanup(ctx context.Context) error {
+	return dropAll(ctx, v.s, v.d, v.tables)
+}
+
+func dropAll(ctx context.Context, q engine.Querier, d engine.Dialect, tables []engine.Table) error {
 	var errs []error
-	for _, t := range v.tables {
-		if _, err := v.s.exec(ctx, "DROP TABLE IF EXISTS "+v.d.Table(t)); err != nil {
+	for _, t := range tables {
+		if _, err := q.ExecContext(ctx, "DROP TABLE IF EXISTS "+d.Table(t)); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if !v.hadSchema && len(errs) == 0 {
-		// Best effort: the schema may hold someone else's table by now.
-		if _, err := v.s.exec(ctx, "DROP SCHEMA IF EXISTS "+v.d.Ident(v.schema)); err != nil {
-			v.opts.Logger.Debug("scratch schema kept", "schema", v.schema, "error", err)
-		}
-	}
 	return errors.Join(errs...)
+}
+
+// DropScratch drops tables (a report's Leftover) on db.
+func DropScratch(ctx context.Context, db engine.DB, tables []engine.Table) error {
+	return dropAll(ctx, db.Conn(), db.Dialect(), tables)
 }
 
 // scratchJob is j writing table t instead of its target.
