@@ -19,15 +19,17 @@ func (r *VerifyReport) WriteText(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "%s: FAIL: %s (%s)\n", head, r.Reason, figs)
 	}
+	every := false
 	for _, c := range r.Columns {
 		where := ""
 		if c.Key != "" {
-			where = " at " + c.Key
+			where = " at " + c.Key + ":"
 		}
-		fmt.Fprintf(w, "  column %s differs in %d of %d rows; e.g.%s: run 1 %s, run 2 %s\n", c.Column, c.Rows, c.Of, where, c.First, c.Second)
-		if c.Of > 0 && c.Rows == c.Of {
-			fmt.Fprintf(w, "    it changes on every run: look for a clock (now(), current_timestamp) or a random value (random(), uuid()) in the transform\n")
-		}
+		fmt.Fprintf(w, "  column %s differs in %d of %d rows; e.g.%s run 1 %s, run 2 %s\n", c.Column, c.Rows, c.Of, where, c.First, c.Second)
+		every = every || (c.Of > 0 && c.Rows == c.Of)
+	}
+	if every {
+		fmt.Fprintf(w, "  a column that changes on every run points at a clock (now(), current_timestamp) or a random value (random(), uuid()) in the transform\n")
 	}
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "  %s\n", row)
