@@ -30,7 +30,8 @@ var verifyCases = []struct {
 	{"VerifyFailRandom", testVerifyFailRandom},
 	{"VerifyFailClock", testVerifyFailClock},
 	{"VerifyFailClockMerge", testVerifyFailClockMerge},
-	{"VerifyChangeOneRowFails", testVerifyChangeOneRowFails},
+	{"VerifyChangeOneRowWithoutKey", testVerifyChangeOneRowWithoutKey},
+	{"VerifyFailedRunRecordsNothing", testVerifyFailedRun},
 	{"VerifyDoesNotBlockARealRun", testVerifyConcurrentRun},
 	{"VerifyInterruptedLeavesNothing", testVerifyInterrupted},
 }
@@ -210,16 +211,10 @@ func testVerifyFailClockMerge(t *testing.T, h Harness) {
 	e.noScratch()
 }
 
-// A key that is not the natural key (here a column the job derives from
-// the row's position) lets one changed input row change other rows: the
-// check lists them.
-func testVerifyChangeOneRowFails(t *testing.T, h Harness) {
+// Without a key, the change-one-row check is on the one row: one row
+// goes, one comes.
+func testVerifyChangeOneRowWithoutKey(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
-	// No key, and a column whose value is the count of rows: changing one
-	// row keeps every other row. So: key on customer, and two orders of
-	// one customer — changing one order changes its customer's row only.
-	// A real failure needs a transform, which file sources lack; what
-	// remains checkable is that the check reports the rows it saw.
 	e.Write("in/orders.csv", orders)
 	j := e.Job(strings.Replace(filesJob, "key: [order_id]\n", "", 1))
 	rep := e.verify(j, "2026-11-28")
@@ -286,6 +281,33 @@ func testVerifyInterrupted(t *testing.T, h Harness) {
 	require.Error(t, err)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, rep)
+	require.Equal(t, before, e.realState())
+	e.noScratch()
+}
+
+// A scratch run that fails after the scratch ledger exists records its
+// failure in the scratch failures table, never in the real idem_failures
+// (which status reads); verify exits 1, and drops everything. The query
+// here finds no rows once run 1's rows have been set aside (the _s
+// table), so run 2 fails with "no input".
+func testVerifyFailedRun(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	seedRawOrders(e)
+	j := e.Job(queryJob)
+	e.MustRun(j, "2026-11-28")
+	bad := e.Job(strings.Replace(strings.Replace(queryJob, "orders_query", "orders_vanishing", 1),
+		"WHERE created_at >= {{ start }}",
+		"WHERE NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name LIKE '"+runner.ScratchPrefix+"%' AND right(table_name, 2) = '_s')\n      AND created_at >= {{ start }}", 1))
+	bad.Target.Table = "sales.other"
+	before := e.realState()
+	_, err := idem.Verify(context.Background(), bad, idem.Options{Date: "2026-11-28", LockTimeout: time.Minute})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "no rows")
+	require.Equal(t, before, e.realState(), "the failure went to the real idem_failures")
+	e.noScratch()
+
+	code, _, stderr := RunBinary(t, nil, "verify", bad.Path, "--date", "2026-11-28")
+	require.Equal(t, 1, code, stderr)
 	require.Equal(t, before, e.realState())
 	e.noScratch()
 }
