@@ -65,7 +65,15 @@ func (v *verifier) changeOneRow(ctx context.Context, rep *VerifyReport, baseline
 		return err
 	}
 	protect := append(slices.Clone(match), j.Partition.Column, j.LatestBy, j.DeleteWhen, j.LoadedAt)
-	pick, err := findRow(files, j.Source.Format, match, protect, present)
+	cols, err := v.dataCols(ctx, baseline)
+	if err != nil {
+		return err
+	}
+	types := map[string]string{}
+	for _, c := range cols {
+		types[c.Name] = strings.ToUpper(c.Type)
+	}
+	pick, err := findRow(files, j.Source.Format, match, protect, types, present)
 	if err != nil {
 		return skip(err.Error())
 	}
@@ -109,10 +117,6 @@ func (v *verifier) changeOneRow(ctx context.Context, rep *VerifyReport, baseline
 	}
 	if err != nil {
 		return fmt.Errorf("the run on the input with one row changed (%s line %d, %s): %w", rel, pick.line, pick.column, err)
-	}
-	cols, err := v.dataCols(ctx, baseline)
-	if err != nil {
-		return err
 	}
 	gone, err := v.keyedDiff(ctx, baseline, changed, cols)
 	if err != nil {
@@ -249,15 +253,15 @@ type picked struct {
 // findRow finds the first input row whose match columns hold values
 // present in the table, and a column of it to change that is none of
 // protect, with a value that can be changed without changing its type.
-func findRow(files []string, format string, match, protect []string, present map[string]string) (*picked, error) {
+func findRow(files []string, format string, match, protect []string, types, present map[string]string) (*picked, error) {
 	scanned := 0
 	for _, f := range files {
 		var p *picked
 		var err error
 		if format == "jsonl" {
-			p, err = findJSONL(f, match, protect, present, &scanned)
+			p, err = findJSONL(f, match, protect, types, present, &scanned)
 		} else {
-			p, err = findCSV(f, match, protect, present, &scanned)
+			p, err = findCSV(f, match, protect, types, present, &scanned)
 		}
 		if err != nil || p != nil || scanned >= maxScanned {
 			return p, err
@@ -266,7 +270,7 @@ func findRow(files []string, format string, match, protect []string, present map
 	return nil, nil
 }
 
-func findCSV(path string, match, protect []string, present map[string]string, scanned *int) (*picked, error) {
+func findCSV(path string, match, protect []string, types, present map[string]string, scanned *int) (*picked, error) {
 	delim, err := source.CSVDelimiter(path)
 	if err != nil {
 		return nil, err
@@ -309,7 +313,7 @@ func findCSV(path string, match, protect []string, present map[string]string, sc
 		if !ok {
 			continue
 		}
-		col, to := pickField(header, rec, protect)
+		col, to := pickField(header, rec, protect, types)
 		if col < 0 {
 			continue
 		}
@@ -322,7 +326,7 @@ func findCSV(path string, match, protect []string, present map[string]string, sc
 	return nil, nil
 }
 
-func findJSONL(path string, match, protect []string, present map[string]string, scanned *int) (*picked, error) {
+func findJSONL(path string, match, protect []string, types, present map[string]string, scanned *int) (*picked, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -368,7 +372,7 @@ func findJSONL(path string, match, protect []string, present map[string]string, 
 				texts[i] = "" // null, objects and lists are not changed
 			}
 		}
-		col, to := pickField(names, texts, protect)
+		col, to := pickField(names, texts, protect, types)
 		if col < 0 {
 			continue
 		}
@@ -403,38 +407,47 @@ var (
 	dateRE   = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}`)
 )
 
-// pickField chooses the field of a row to change, and its new value of the
-// same type: text first (any text stays text), then a number, then a date
-// or timestamp (its year moved by 4, which keeps 29 February).
-func pickField(names, vals []string, protect []string) (int, string) {
+// pickField chooses the field of a row to change, and a new value that
+// reads as the same type (types are the table's column types): text first
+// (text + "~"), then a number (its integer part + 1) or a boolean
+// (flipped), then a date or timestamp (its year + 4, which keeps 29
+// February). Other types (JSON, UUID, intervals, lists) are left alone.
+func pickField(names, vals []string, protect []string, types map[string]string) (int, string) {
 	best, rank, to := -1, 9, ""
 	for i, n := range names {
 		if i >= len(vals) || slices.Contains(protect, n) || vals[i] == "" {
 			continue
 		}
-		s := vals[i]
-		var r int
-		var t string
-		switch {
-		case s == "true" || s == "false":
-			r, t = 1, map[string]string{"true": "false", "false": "true"}[s]
-		case numberRE.MatchString(s):
-			whole, frac, _ := strings.Cut(s, ".")
-			n, err := strconv.ParseInt(whole, 10, 64)
-			if err != nil {
-				continue
-			}
-			r, t = 1, strconv.FormatInt(n+1, 10)
-			if frac != "" {
-				t += "." + frac
-			}
-		case dateRE.MatchString(s):
-			y, _ := strconv.Atoi(s[:4])
-			r, t = 2, fmt.Sprintf("%04d", y+4)+s[4:]
-		default:
-			r, t = 0, s+"~"
+		s, typ := vals[i], types[n]
+		r, t := -1, ""
+		has := func(parts ...string) bool {
+			return slices.ContainsFunc(parts, func(p string) bool { return strings.Contains(typ, p) })
 		}
-		if r < rank {
+		switch {
+		case typ == "" || has("INTERVAL", "UUID", "JSON", "[]", "STRUCT", "MAP", "BLOB", "BYTEA"):
+		case has("CHAR", "TEXT", "STRING"):
+			r, t = 0, s+"~"
+		case has("BOOL"):
+			if s == "true" || s == "false" {
+				r, t = 1, map[string]string{"true": "false", "false": "true"}[s]
+			}
+		case has("INT", "DEC", "NUM", "FLOAT", "DOUBLE", "REAL"):
+			if numberRE.MatchString(s) {
+				whole, frac, _ := strings.Cut(s, ".")
+				if n, err := strconv.ParseInt(whole, 10, 64); err == nil {
+					r, t = 1, strconv.FormatInt(n+1, 10)
+					if frac != "" {
+						t += "." + frac
+					}
+				}
+			}
+		case has("DATE", "TIMESTAMP"):
+			if dateRE.MatchString(s) {
+				y, _ := strconv.Atoi(s[:4])
+				r, t = 2, fmt.Sprintf("%04d", y+4)+s[4:]
+			}
+		}
+		if r >= 0 && r < rank {
 			best, rank, to = i, r, t
 		}
 	}
