@@ -4,7 +4,7 @@ import "testing"
 
 func TestPickField(t *testing.T) {
 	names := []string{"id", "n", "day", "note", "doc", "ok"}
-	types := map[string]string{"ID": "", "id": "BIGINT", "n": "DECIMAL(12,2)", "day": "DATE", "note": "VARCHAR", "doc": "JSON", "ok": "BOOLEAN"}
+	types := map[string]string{"id": "BIGINT", "n": "DECIMAL(12,2)", "day": "DATE", "note": "VARCHAR", "doc": "JSON", "ok": "BOOLEAN"}
 	for _, c := range []struct {
 		vals    []string
 		protect []string
