@@ -339,6 +339,8 @@ func testVerifySIGINT(t *testing.T, h Harness) {
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, out.String())
-	require.Equal(t, 1, ee.ExitCode(), out.String())
+	// A run that did not finish, not a verdict: exit 1 here, 130 where
+	// interrupts have their own exit code.
+	require.Contains(t, []int{1, 130}, ee.ExitCode(), out.String())
 	e.noScratch()
 }
