@@ -84,7 +84,7 @@ func openRetry(ctx context.Context, path string, lockTimeout time.Duration, read
 		}
 		// A file another process is creating this instant has no valid
 		// header yet: wait briefly for it, as for a lock.
-		creating := isNotYetValid(err) && time.Since(began) < min(lockTimeout, 5*time.Second)
+		creating := isNotYetValid(err) && time.Since(began) < min(lockTimeout, creatingFor)
 		if !isLockError(err) && !creating {
 			return nil, fmt.Errorf("opening duckdb %s: %w", path, err)
 		}
@@ -151,6 +151,10 @@ var magic = []byte("DUCK")
 // would report rows loaded into memory and lose them at exit. An empty file,
 // or one whose first bytes are zeros, passes: another process may be
 // creating the database this instant, and open waits for that.
+// creatingFor is how long a file another process is creating may look
+// invalid: long enough for a busy machine.
+const creatingFor = 30 * time.Second
+
 func checkFile(path string) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -178,9 +182,11 @@ func checkFile(path string) error {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	switch {
-	case bytes.Equal(head[:n], make([]byte, n)):
-		// Zeros: DuckDB creating the file in another process has not
-		// written its header yet.
+	case bytes.Equal(head[:n], make([]byte, n)), n < len(head) && time.Since(fi.ModTime()) < creatingFor:
+		// Zeros, or a brand-new file shorter than a header: DuckDB
+		// creating the file in another process has not written its
+		// header yet. DuckDB's own open decides (Open waits while it
+		// says the file is not valid yet).
 		return nil
 	case n < len(head) || !bytes.Equal(head[8:], magic):
 		return fmt.Errorf("%s is %w file (it lacks DuckDB's file header); idem leaves it untouched", path, ErrNotDatabase)
