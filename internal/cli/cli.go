@@ -99,6 +99,7 @@ func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	}
 	root.AddCommand(newRunCmd(stdout, stderr, logger, red), newChecksumCmd(stdout),
 		newBackfillCmd(stdout, stderr, logger, red), newStatusCmd(stdout, stderr, red))
+	root.AddCommand(newPlanCmd(stdout, logger, red))
 	return root
 }
 
