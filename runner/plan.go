@@ -97,6 +97,9 @@ func (p PartitionPlan) Text() string {
 		if !strings.HasPrefix(s.Text, "--") {
 			b.WriteString(";")
 		}
+		if s.Kind == KindCommit {
+			b.WriteString(" -- a run commits here; the plan rolled back instead")
+		}
 		b.WriteString("\n\n")
 	}
 	b.WriteString("-- " + p.outcome() + "\n")
