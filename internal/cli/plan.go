@@ -54,6 +54,9 @@ created, and no failure is recorded. It exits with the code run would.`,
 				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
 				LockTimeout: lockTimeout, Logger: logger(),
 			})
+			if !asJSON && len(plans) > 1 {
+				fmt.Fprint(stdout, "-- lookback: a run commits each partition before the next; this plan rolled each back, so each is planned on the target as it is now\n\n")
+			}
 			for _, p := range plans {
 				if asJSON {
 					b, _ := json.Marshal(p)
