@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,6 +46,10 @@ type PartitionPlan struct {
 	// Result is what `idem run --json` would print for the partition.
 	Result Result `json:"result"`
 	Error  string `json:"error,omitempty"`
+
+	// Why a failed plan failed, for its outcome line: a run would exit 75
+	// (locked) or 2 (refused), not 1.
+	locked, refused bool
 }
 
 // Plan runs the job for opts.Date (and its lookback partitions) as Run
@@ -79,6 +84,8 @@ func Plan(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Partit
 		o.plan = func(kind, text string) { p.Steps = append(p.Steps, Step{Kind: kind, Text: text}) }
 		res, err := runWindow(ctx, db, j, w, o)
 		p.Result, p.Action, p.Error = res, res.Action, res.Error
+		var je *job.Error
+		p.locked, p.refused = errors.Is(err, engine.ErrLocked), errors.As(err, &je)
 		plans = append(plans, p)
 		if err != nil {
 			return plans, err
@@ -128,6 +135,12 @@ func (p PartitionPlan) outcome() string {
 			short(r.RunID), r.RowCount, r.Checksum)
 	case ActionNotClosed:
 		return head + fmt.Sprintf("not closed yet (it closes at %s): a run would do nothing; plan with --allow-open for what it would execute.", r.ClosesAt)
+	}
+	switch {
+	case p.locked:
+		return head + "the lock was not obtained within --lock-timeout; a run would exit 75 (try again later), changing nothing: " + p.Error
+	case p.refused:
+		return head + "a run would refuse the job, and change nothing: " + p.Error
 	default:
 		return head + "a run would fail, and change nothing: " + p.Error
 	}
