@@ -58,6 +58,10 @@ func (ANSI) PartitionStart(col string, k TimeKind, unit, zone string) string {
 	return "date_trunc('" + unit + "', " + col + ")"
 }
 
+// CastNull selects a NULL of type typ: it fails when the database does not
+// know the type. typ is a validated job value (job's typeRE).
+func (ANSI) CastNull(typ string) string { return "SELECT CAST(NULL AS " + typ + ")" }
+
 // Idents quotes a list of identifiers, comma-separated.
 func (a ANSI) Idents(names []string) string {
 	q := make([]string, len(names))

@@ -253,6 +253,23 @@ func IsFloat(sqlType string) bool {
 	return false
 }
 
+// ErrInterrupted marks a run stopped by its context (SIGINT, SIGTERM): its
+// transaction was rolled back, or ended with its connection. The CLI maps
+// it to exit 130.
+var ErrInterrupted = errors.New("interrupted; the target is unchanged")
+
+// ErrUnavailable marks a target that could not be reached (connection
+// refused, a host that does not resolve, a timeout): nothing was tried, and
+// a later attempt may work. The CLI maps it to exit 75.
+var ErrUnavailable = errors.New("the target could not be reached")
+
+// ErrorInterpreter is an optional DB ability: it maps the driver's errors
+// onto the sentinels above (a lock timeout in any statement becomes
+// ErrLocked), keeping the original in the chain.
+type ErrorInterpreter interface {
+	Interpret(err error) error
+}
+
 // ErrLocked is returned when another run held the lock for longer than the
 // lock timeout. The CLI maps it to exit 75.
 var ErrLocked = errors.New("partition is locked by another run")

@@ -91,6 +91,10 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// Closest suggests, among known, the name a typo meant, or "" when none is
+// near enough.
+func Closest(s string, known []string) string { return closest(s, known) }
+
 // closest suggests a known key for a typo, when one is near enough.
 func closest(s string, known []string) string {
 	best, bestD := "", 3

@@ -18,7 +18,7 @@ import (
 func Recorded(err error) bool {
 	var je *job.Error
 	switch {
-	case err == nil, errors.As(err, &je), errors.Is(err, engine.ErrLocked),
+	case err == nil, errors.As(err, &je), errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrInterrupted),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	Now func() time.Time
 	// CrashAt kills the process at that point of the run (tests only).
 	CrashAt string
+	// WaitAt stops the run at that point until its context is cancelled,
+	// after saying so on the logger (tests only: a signal then arrives at
+	// a known step).
+	WaitAt string
 	// Logger receives progress; default discards.
 	Logger *slog.Logger
 	// Record, if set, sees every SQL statement the run executes.
@@ -116,9 +120,11 @@ type PartitionRows struct {
 // InputError is bad input: the run stopped before changing anything.
 type InputError struct {
 	Msg string
+	Err error // the underlying error, if any
 }
 
 func (e *InputError) Error() string { return e.Msg }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // Staging table names, on the run's own connection.
 const (
@@ -153,7 +159,7 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
 		res: Result{Job: j.Name, Partition: w.Label}}
 	began := time.Now()
-	err := r.do(ctx)
+	err := interpret(ctx, db, r.do(ctx))
 	r.res.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
 		r.res.Action = ActionFailed
@@ -166,8 +172,26 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	return r.res, nil
 }
 
+// interpret names why a run stopped in the terms the exit codes need: a
+// cancelled context is an interruption (whatever the driver said when its
+// connection was closed under it), and the engine maps its own errors (a
+// lock timeout in any statement) onto the engine's sentinels.
+func interpret(ctx context.Context, db engine.DB, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil && !errors.Is(err, engine.ErrInterrupted) {
+		return fmt.Errorf("%w (%w)", engine.ErrInterrupted, err)
+	}
+	if in, ok := db.(engine.ErrorInterpreter); ok {
+		return in.Interpret(err)
+	}
+	return err
+}
+
 // run is one partition's run.
 type run struct {
+	ctx  context.Context // for WaitAt only; steps take their own ctx
 	db   engine.DB
 	d    engine.Dialect
 	st   engine.Statements
@@ -191,6 +215,10 @@ type run struct {
 }
 
 func (r *run) crash(point string) {
+	if r.opts.WaitAt == point && r.ctx != nil {
+		r.log.Warn("waiting on purpose until interrupted", "point", point)
+		<-r.ctx.Done()
+	}
 	if r.opts.CrashAt != point {
 		return
 	}
@@ -203,6 +231,7 @@ func (r *run) crash(point string) {
 // do runs one partition: the same order of steps for every strategy and
 // engine, in one transaction holding the partition's lock.
 func (r *run) do(ctx context.Context) (err error) {
+	r.ctx = ctx
 	j, w := r.job, r.w
 	startedAt := r.opts.Now()
 	// The markers (partition, BEGIN, lock, COMMIT) go through the same
@@ -217,6 +246,9 @@ func (r *run) do(ctx context.Context) (err error) {
 		return nil
 	}
 
+	if err := r.checkColumnTypes(ctx); err != nil {
+		return err
+	}
 	r.s.mark(KindBegin, "BEGIN")
 	tx, err := r.db.Conn().BeginTx(ctx, nil)
 	if err != nil {
@@ -299,7 +331,7 @@ func (r *run) do(ctx context.Context) (err error) {
 		}
 	case len(files) > 0:
 		if err := r.stageFiles(ctx, tx, files); err != nil {
-			return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err)}
+			return r.readError(files, err)
 		}
 	default:
 		r.staged = false
@@ -410,6 +442,42 @@ func (r *run) lockScope() engine.LockScope {
 	return s
 }
 
+// checkColumnTypes refuses a columns: type the target database does not
+// know, as a job-file error (exit 2) before anything is read or written.
+func (r *run) checkColumnTypes(ctx context.Context) error {
+	caster, ok := r.d.(interface{ CastNull(string) string })
+	if !ok || len(r.job.Columns) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(r.job.Columns))
+	for c := range r.job.Columns {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	// Outside the data transaction, each cast on its own: a failed one
+	// leaves nothing to roll back, and every unknown type is reported.
+	s := &session{q: r.db.Conn(), rec: r.opts.Record, plan: r.opts.plan, log: r.log}
+	var ps []job.Problem
+	for _, c := range names {
+		typ := r.job.Columns[c]
+		if _, err := s.exec(ctx, caster.CastNull(typ)); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			ps = append(ps, job.Problem{Path: "columns." + c, Msg: fmt.Sprintf("%q is not a type the target database knows: %v", typ, firstLine(err))})
+		}
+	}
+	if len(ps) > 0 {
+		return &job.Error{File: r.job.Path, Problems: ps}
+	}
+	return nil
+}
+
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
 // checkOwner refuses to write a table another job has written, unless
 // this job names that job under target.shared_with: two jobs replacing one
 // partition would undo each other on every run, and each would reload
@@ -451,12 +519,37 @@ func (r *run) qualifiedTable() engine.Table {
 	return t
 }
 
+// readError explains why the input files could not be read: for CSV, the
+// first structural fault found by a strict reader (file, line, what is
+// wrong), which a database's reader reports less plainly; else the
+// reader's own error. It keeps the chain, so a cancelled run stays one.
+func (r *run) readError(files []string, err error) error {
+	if ctx := r.ctx; ctx != nil && ctx.Err() != nil {
+		return err
+	}
+	if r.job.Source.Format == "csv" {
+		for _, f := range files {
+			if delim, derr := source.CSVDelimiter(f); derr == nil {
+				if bad := source.CheckCSV(f, delim); bad != nil {
+					return &InputError{Msg: bad.Error(), Err: err}
+				}
+			}
+		}
+	}
+	return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err), Err: err}
+}
+
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
 	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table()),
 		Exact: r.exactColumns()}
 	if in.Format == "csv" {
+		for _, f := range files { // a reader takes an empty file for one nameless column
+			if st, err := os.Stat(f); err == nil && st.Size() == 0 {
+				return &InputError{Msg: f + " is empty (0 bytes): not even a header line (a header-only file is an empty delivery)"}
+			}
+		}
 		delim, err := source.CSVDelimiter(files[0])
 		if err != nil {
 			return err

@@ -2,6 +2,10 @@ package source
 
 import (
 	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 )
 
@@ -46,4 +50,48 @@ func CSVDelimiter(path string) (byte, error) {
 		}
 	}
 	return best, nil
+}
+
+// CheckCSV reads a CSV file strictly (the header's field count on every
+// row, quotes closed) and returns its first structural fault with file and
+// line, or nil. Used to explain a read that failed: a database's reader
+// reports these less plainly, or guesses past them.
+func CheckCSV(path string, delim byte) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err == nil && st.Size() == 0 {
+		return fmt.Errorf("%s is empty (0 bytes): not even a header line", path)
+	}
+	r := csv.NewReader(bufio.NewReader(f))
+	r.Comma = rune(delim)
+	r.ReuseRecord = true
+	var want int
+	for n := 0; ; n++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			switch {
+			case errors.Is(pe.Err, csv.ErrFieldCount):
+				return fmt.Errorf("%s line %d: expected %d fields, as the header has, found %d", path, pe.StartLine, want, len(rec))
+			case errors.Is(pe.Err, csv.ErrQuote):
+				return fmt.Errorf("%s line %d: a quoted field opened on this line is never closed (or a quote inside it is not doubled)", path, pe.StartLine)
+			case errors.Is(pe.Err, csv.ErrBareQuote):
+				continue // a reader may accept a quote inside an unquoted field
+			}
+			return fmt.Errorf("%s line %d: %w", path, pe.StartLine, pe.Err)
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			want = len(rec)
+		}
+	}
 }

@@ -27,3 +27,26 @@ func TestCSVDelimiter(t *testing.T) {
 		require.Equal(t, string(tc.want), string(got), tc.content)
 	}
 }
+
+func TestCheckCSV(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct{ content, want string }{
+		{"id,day,n\n1,2024-05-01,5\n2,2024-05-01,6\n", ""},
+		{"id,day,n\n1,2024-05-01,5\n2,2024-05-01\n3,2024-05-01,30,99\n", "r.csv line 3: expected 3 fields, as the header has, found 2"},
+		{"id,day,n\n1,2024-05-01,5,6\n", "r.csv line 2: expected 3 fields, as the header has, found 4"},
+		{"id,day,n\n1,2024-05-01,\"10\n2,2024-05-01,20\n", "r.csv line 2: a quoted field opened on this line is never closed"},
+		{"id,name\n1,\"say \"\"hi\"\"\"\n2,a \"b\" c\n", ""},
+		{"id,name\n1,\"multi\nline\"\n", ""},
+		{"", "r.csv is empty (0 bytes)"},
+		{"This is prose, not a CSV.\nIt has two lines.\n", "r.csv line 2: expected 2 fields, as the header has, found 1"},
+	} {
+		p := write(t, dir, "r.csv", tc.content)
+		err := CheckCSV(p, ',')
+		if tc.want == "" {
+			require.NoError(t, err, tc.content)
+			continue
+		}
+		require.ErrorContains(t, err, tc.want, tc.content)
+	}
+}

@@ -69,7 +69,7 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 		if in.Delim != "" {
 			// The dialect is given, not guessed: a guess from sampled rows
 			// can read a ragged file as one column.
-			opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"'`
+			opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
 		}
 		if len(names) > 0 {
 			kv := make([]string, len(names))

@@ -115,7 +115,7 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 	}
 	opts := "header = true, all_varchar = true"
 	if in.Delim != "" { // the dialect SelectFiles reads with
-		opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"'`
+		opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
 	}
 	from := fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
 	if in.Format == "jsonl" {

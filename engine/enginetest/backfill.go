@@ -20,10 +20,7 @@ import (
 
 // Backfills: a range of partitions, each its own run, resumable, in one
 // process; and `idem status`, which reads what they left.
-var backfillCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var backfillCases = []testCase{
 	{"BackfillSameRunsAsDailyRuns", testBackfillSameRuns},
 	{"BackfillFailedPartitionDoesNotStopOthers", testBackfillFailure},
 	{"BackfillKilledHalfwayResumes", testBackfillKilled},

@@ -14,10 +14,7 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
-var concurrentCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var concurrentCases = []testCase{
 	{"ConcurrentRunsOfOnePartition", testConcurrentRuns},
 	{"ConcurrentMergesOfOneJob", testConcurrentMerges},
 }

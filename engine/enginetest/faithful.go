@@ -19,10 +19,7 @@ import (
 // faithfulCases: what reaches the target is what the input says, whatever
 // the host, the reader's sample or the target path (issue 7, sections 4, 5
 // and 8).
-var faithfulCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var faithfulCases = []testCase{
 	{"TargetNotADatabase", testTargetNotADatabase},
 	{"OffsetRowEarlyOrLateSameTable", testOffsetEarlyOrLate},
 	{"OffsetInTimestampColumnRefused", testOffsetRefused},

@@ -13,10 +13,7 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
-var formatCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var formatCases = []testCase{
 	{"FileFormatsAgree", testFileFormats},
 	{"ColumnsOverrideInferredTypes", testColumnsOverride},
 	{"TimezoneWindow", testTimezoneWindow},

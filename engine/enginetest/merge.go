@@ -24,10 +24,7 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
-var mergeCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var mergeCases = []testCase{
 	{"MergeRunTwice", testMergeRunTwice},
 	{"MergeOlderFileLateChangesNothing", testMergeOlderLate},
 	{"MergeDeleteWhen", testMergeDeleteWhen},

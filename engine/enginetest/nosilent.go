@@ -13,10 +13,7 @@ import (
 
 // No silent success: each way an input could quietly give a wrong or empty
 // table fails instead, or is reported.
-var noSilentCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var noSilentCases = []testCase{
 	{"NoFileMatchedIsAFailure", testNoFile},
 	{"HeaderOnlyInputWithAllowEmpty", testHeaderOnly},
 	{"NeverLoadedEmptyPartitionRefused", testEmptyNeverLoaded},

@@ -13,10 +13,7 @@ import (
 
 // One writer per table: locks are keyed on the table, and a table has one
 // owning job unless its jobs say otherwise.
-var oneWriterCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var oneWriterCases = []testCase{
 	{"SecondJobOnATableRefused", testSecondJobRefused},
 	{"TwoJobsOnOnePartitionAtOnce", testTwoJobsAtOnce},
 	{"MergeAndPartitionRunsOnOneTableAtOnce", testMergeBesidePartition},

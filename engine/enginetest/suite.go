@@ -12,12 +12,16 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
+// testCase is one conformance case. An alias, so a case list written as a
+// slice of the bare struct type appends too.
+type testCase = struct {
+	name string
+	fn   func(*testing.T, Harness)
+}
+
 // Run runs every conformance case against the engine behind h.
 func Run(t *testing.T, h Harness) {
-	cases := []struct {
-		name string
-		fn   func(*testing.T, Harness)
-	}{
+	cases := []testCase{
 		{"RunTwiceFiles", testRunTwiceFiles},
 		{"RunTwiceQuery", testRunTwiceQuery},
 		{"SeedFixture", testSeedFixture},
@@ -38,6 +42,8 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, typeCases...)
 	cases = append(cases, noSilentCases...)
 	cases = append(cases, oneWriterCases...)
+	cases = append(cases, interruptCases...)
+	cases = append(cases, badInputCases...)
 	cases = append(cases, untouchedCases...)
 	cases = append(cases, readOnlyCases...)
 	cases = append(cases, faithfulCases...)

@@ -8,10 +8,7 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
-var typeCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var typeCases = []testCase{
 	{"ColumnEmptyInAWholeFile", testEmptyColumn},
 	{"MergeColumnEmptyInAWholeFile", testMergeEmptyColumn},
 }

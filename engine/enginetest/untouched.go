@@ -20,10 +20,7 @@ import (
 // untouchedCases: exit 2 means nothing was touched. A refused job leaves
 // no file, schema, table or ledger row behind, on a fresh target as on one
 // with data.
-var untouchedCases = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var untouchedCases = []testCase{
 	{"RefusedOnFreshTargetLeavesNothing", testRefusedFresh},
 	{"RefusedOnLoadedTargetChangesNothing", testRefusedLoaded},
 	{"FailedOnFreshTargetLeavesNothing", testFailedFresh},

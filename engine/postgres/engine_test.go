@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -383,4 +384,47 @@ func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
 		_, err := b.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
+}
+
+// A server that cannot be reached is "try again later" (exit 75), with the
+// host named and the password hidden; a refused password is not.
+func TestUnreachableIsTempFail(t *testing.T) {
+	t.Parallel()
+	_, err := postgres.Open(t.Context(), "postgres://idem:s3cr3t@127.0.0.1:1/db?sslmode=disable", time.Second)
+	require.ErrorIs(t, err, engine.ErrUnavailable)
+	require.Contains(t, err.Error(), "127.0.0.1")
+	require.NotContains(t, err.Error(), "s3cr3t")
+
+	code, _, stderr := enginetest.RunBinary(t, nil, "checksum", "postgres://idem:s3cr3t@127.0.0.1:1/db?sslmode=disable", "t")
+	require.Equal(t, 75, code, stderr)
+	require.NotContains(t, stderr, "s3cr3t")
+
+	url := freshDatabase(t)
+	_, err = postgres.Open(t.Context(), strings.Replace(url, "postgres@", "no_such_role@", 1), time.Second)
+	require.Error(t, err)
+	require.NotErrorIs(t, err, engine.ErrUnavailable, "a refused login is not a reason to retry")
+}
+
+// A lock another session holds on the target table, longer than
+// --lock-timeout, ends the run with exit 75 and what it waited for; the
+// table is unchanged.
+func TestTableLockTimeoutIsTempFail(t *testing.T) {
+	t.Parallel()
+	url := freshDatabase(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "orders.csv", "id,day\n1,2026-11-28\n")
+	job := writeFile(t, dir, "job.yaml", "idem: 1\njob: locked\ntarget:\n  url: "+url+"\n  table: orders\nsource:\n  files: orders.csv\nstrategy: partition\npartition:\n  column: day\n")
+	code, _, stderr := enginetest.RunBinary(t, nil, "run", job, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
+	require.Equal(t, 0, code, stderr)
+
+	holder := open(t, url)
+	tx, err := holder.Conn().BeginTx(t.Context(), nil)
+	require.NoError(t, err)
+	defer tx.Rollback()
+	_, err = tx.ExecContext(t.Context(), "LOCK TABLE orders IN ACCESS EXCLUSIVE MODE")
+	require.NoError(t, err)
+
+	code, _, stderr = enginetest.RunBinary(t, nil, "run", job, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z", "--force", "--lock-timeout", "1s")
+	require.Equal(t, 75, code, stderr)
+	require.Contains(t, stderr, "lock another session holds was not released within --lock-timeout")
 }

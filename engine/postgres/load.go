@@ -213,7 +213,7 @@ type reader struct {
 }
 
 func newReader(ctx context.Context) (*reader, error) {
-	dir, err := os.MkdirTemp("", "idem-load-")
+	dir, err := newScratchDir()
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +394,7 @@ func (rd *reader) csvCopyable(ctx context.Context, in engine.FileInput, cols []i
 	dd := duckdbengine.Dialect{}
 	opts := ""
 	if in.Delim != "" { // as the DuckDB reader reads it
-		opts = ", delim = " + dd.String(in.Delim) + `, quote = '"', escape = '"'`
+		opts = ", delim = " + dd.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
 	}
 	err := rd.conn.QueryRowContext(ctx, "SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM sniff_csv("+dd.String(in.Paths[0])+opts+")").
 		Scan(&delim, &quote, &escape, &skip, &dateFmt, &tsFmt)

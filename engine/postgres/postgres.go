@@ -8,8 +8,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	neturl "net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -107,6 +109,9 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	conn, err := sqlDB.Conn(ctx)
 	if err != nil {
 		sqlDB.Close()
+		if unreachable(ctx, err) {
+			err = fmt.Errorf("%w (try again later): %w", engine.ErrUnavailable, err)
+		}
 		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
 	}
 	var schema sql.NullString
@@ -207,6 +212,44 @@ func (d *DB) Lock(ctx context.Context, tx *sql.Tx, scope engine.LockScope, timeo
 	}
 	return func() {}, nil
 }
+
+// unreachable reports a connection that failed for a reason a later
+// attempt may not meet: the network (refused, unresolvable, timed out) or a
+// server not taking connections now. A refused password is not one.
+func unreachable(ctx context.Context, err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "57P03", "53300": // cannot_connect_now (starting up), too_many_connections
+			return true
+		}
+		return false
+	}
+	if ctx.Err() != nil { // the caller's own cancellation, not the server's
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// Interpret maps a statement's error onto the engine's sentinels: a lock
+// not obtained within lock_timeout (idem's own or one another session
+// holds on the table) or a deadlock is a lock wait that ran out, exit 75.
+func (d *DB) Interpret(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || errors.Is(err, engine.ErrLocked) {
+		return err
+	}
+	switch pe.Code {
+	case "55P03": // lock_not_available: lock_timeout ran out
+		return fmt.Errorf("%w: a lock another session holds was not released within --lock-timeout: %w", engine.ErrLocked, err)
+	case "40P01": // deadlock_detected: this run was chosen to yield
+		return fmt.Errorf("%w: a deadlock with another session: %w", engine.ErrLocked, err)
+	}
+	return err
+}
+
+var _ engine.ErrorInterpreter = (*DB)(nil)
 
 // DefaultSchema is where an unqualified table lives: the connection's
 // current schema.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
@@ -23,12 +24,16 @@ import (
 
 // Exit codes (SPEC.md).
 const (
-	ExitOK        = 0
-	ExitFailed    = 1
-	ExitUsage     = 2
-	ExitVerify    = 3
-	ExitTempFail  = 75
-	crashAtEnvVar = "IDEM_CRASH_AT"
+	ExitOK       = 0
+	ExitFailed   = 1
+	ExitUsage    = 2
+	ExitVerify   = 3
+	ExitTempFail = 75
+	// ExitInterrupted is a run stopped by SIGINT or SIGTERM, rolled back:
+	// 128 + SIGINT, as shells report it.
+	ExitInterrupted = 130
+	crashAtEnvVar   = "IDEM_CRASH_AT"
+	waitAtEnvVar    = "IDEM_WAIT_AT" // tests: stop at a step until a signal
 )
 
 // exitError carries an exit code through cobra.
@@ -56,6 +61,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
 	root := newRoot(stdout, stderr, red)
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -74,6 +80,20 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Anything cobra itself rejects (unknown command or flag) is usage.
 	fmt.Fprintf(stderr, "idem: %v\nRun 'idem --help' for usage.\n", err)
 	return ExitUsage
+}
+
+// suggestFlag adds "did you mean --date?" to an unknown flag's error.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var known []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
+	if s := job.Closest(name, known); s != "" {
+		return fmt.Errorf("%w (did you mean --%s?)", err, s)
+	}
+	return err
 }
 
 // errQuiet marks an exit whose reason was already printed.
@@ -139,7 +159,7 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Re
 			}
 			results, err := idem.Run(cmd.Context(), j, idem.Options{
 				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
-				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), Logger: logger(),
+				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), Logger: logger(),
 				Progress: prog.stepFunc(),
 			})
 			prog.finish()
@@ -181,7 +201,9 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &je):
 		return ExitUsage
-	case errors.Is(err, engine.ErrLocked):
+	case errors.Is(err, engine.ErrInterrupted):
+		return ExitInterrupted
+	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable):
 		return ExitTempFail
 	case errors.Is(err, idem.ErrTarget):
 		return ExitUsage

@@ -104,6 +104,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", jobPath, "--date", "yesterday"}, `--date "yesterday" is not a day partition`},
 		{[]string{"run", jobPath, "--date", "2018-01-01", "--as-of", "noon"}, "--as-of"},
 		{[]string{"run", jobPath, "--date", "2018-01-01", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", jobPath, "--dat", "2018-01-01"}, "unknown flag: --dat (did you mean --date?)"},
+		{[]string{"checksum", "duckdb:x.duckdb", "t", "--exlude", "a"}, "(did you mean --exclude?)"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"checksum", "oracle://x", "t"}, "is not a target URL"},
 	} {

@@ -36,8 +36,9 @@ func TestPlanFreshTargetCreatesNothing(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.NoFileExists(t, db, "a plan creates no database")
 	require.NoFileExists(t, db+".wal")
+	require.True(t, strings.HasPrefix(out, "-- partition 2018-01-01: [2018-01-01 00:00:00, 2018-01-02 00:00:00) UTC\n\n"), out)
 	for _, want := range []string{
-		"-- partition 2018-01-01: [2018-01-01 00:00:00, 2018-01-02 00:00:00) UTC\n\nBEGIN;\n\n-- lock: jaffle.orders partition 2018-01-01, waiting up to 10m",
+		"\nBEGIN;\n\n-- lock: jaffle.orders partition 2018-01-01, waiting up to 10m",
 		"\n-- load " + filepath.Join(filepath.Dir(jobPath), "data", "raw_orders.csv") + ` into "idem_stage" by the next statement`,
 		"\nCREATE TEMP TABLE \"idem_stage\" AS SELECT * FROM read_csv(",
 		"\nDELETE FROM \"jaffle\".\"orders\" WHERE \"order_date\" >= DATE '2018-01-01' AND \"order_date\" < DATE '2018-01-02';\n",

@@ -1,0 +1,65 @@
+package enginetest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/job"
+)
+
+// Bad input never damages the target and is named by file and line: a
+// data fault is a failed run (exit 1), never a job-file error.
+var badInputCases = []testCase{
+	{"BadCSVNamedByLine", testBadCSV},
+	{"UnknownColumnTypeIsAJobError", testUnknownType},
+}
+
+// A columns: type the target does not know is a job-file error (exit 2),
+// every one reported at once, before anything is read or written.
+func testUnknownType(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/x.csv", "id,day,n\n1,2024-05-01,5\n")
+	j := e.Job(`job: types
+source:
+  files: in/x.csv
+strategy: partition
+partition:
+  column: day
+columns:
+  n: NOTATYPE
+  id: ALSONOTATYPE
+`)
+	_, err := e.Run(j, "2024-05-01")
+	var je *job.Error
+	require.ErrorAs(t, err, &je, "%v", err)
+	require.Contains(t, err.Error(), `columns.id: "ALSONOTATYPE" is not a type the target database knows`)
+	require.Contains(t, err.Error(), `columns.n: "NOTATYPE" is not a type the target database knows`)
+	require.Equal(t, 0, e.LedgerRows(j.Name, "2024-05-01", ""))
+}
+
+func testBadCSV(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/x.csv", "id,day,n\n1,2024-05-01,5\n")
+	j := e.Job(`job: bad
+source:
+  files: in/x.csv
+strategy: partition
+partition:
+  column: day
+`)
+	e.MustRun(j, "2024-05-01")
+	before := e.Checksum("")
+	for _, tc := range []struct{ content, want string }{
+		{"id,day,n\n1,2024-05-01,5\n2,2024-05-01\n3,2024-05-01,30,99\n", "x.csv line 3: expected 3 fields, as the header has, found 2"},
+		{"id,day,n\n1,2024-05-01,\"10\n2,2024-05-01,20\n", "x.csv line 2: a quoted field opened on this line is never closed"},
+		{"id,day,n\n1,2024-05-01,\"alice\n", "x.csv line 2: a quoted field opened on this line is never closed"},
+		{"", "x.csv is empty (0 bytes)"},
+		{"This is a prose file, not a CSV.\nIt has two lines.\n", "x.csv line 2: expected 2 fields, as the header has, found 1"},
+	} {
+		e.Write("in/x.csv", tc.content)
+		_, err := e.Run(j, "2024-05-01", Force)
+		requireInputError(t, err, tc.want)
+		require.Equal(t, before, e.Checksum(""), tc.content)
+	}
+}

@@ -1,0 +1,94 @@
+package enginetest
+
+import (
+	"bufio"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Ctrl-C or SIGTERM during a run rolls it back and says so: exit 130, the
+// target as it was, and the next run loads.
+var interruptCases = []testCase{
+	{"InterruptRollsBack", testInterrupt},
+}
+
+func testInterrupt(t *testing.T, h Harness) {
+	strategies := []struct{ name, body, file string }{
+		{"partition", filesJob, "in/orders.csv"},
+		{"merge", mergeJob, "in/2026-11-28.csv"},
+	}
+	for _, st := range strategies {
+		for _, point := range []string{"after_stage", "after_delete", "before_commit"} {
+			for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+				t.Run(st.name+"/"+point+"/"+sig.String(), func(t *testing.T) {
+					t.Parallel()
+					e := NewEnv(t, h)
+					e.Write(st.file, orders)
+					j := e.Job(st.body)
+					e.MustRun(j, "2026-11-28")
+					old := e.Rows("", allCols...)
+					e.Write(st.file, strings.Replace(orders, "6,15,2026-11-28 15:00:00,completed,1.00,2026-11-28 15:00:00",
+						"6,15,2026-11-28 15:00:00,returned,1.00,2026-11-28 18:00:00", 1))
+
+					code, stderr := runUntilSignalled(t, sig, []string{"IDEM_WAIT_AT=" + point},
+						"run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
+					require.Equal(t, 130, code, stderr)
+					require.Contains(t, stderr, "interrupted; the target is unchanged")
+					require.Equal(t, old, e.Rows("", allCols...), "the old data, intact")
+
+					code, stdout, stderr := RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z", "--json")
+					require.Equal(t, 0, code, stderr)
+					require.Contains(t, stdout, `"action":"loaded"`)
+				})
+			}
+		}
+	}
+}
+
+// runUntilSignalled starts idem, waits until it says it is waiting on
+// purpose (IDEM_WAIT_AT), sends sig, and returns its exit code and stderr.
+func runUntilSignalled(t *testing.T, sig syscall.Signal, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(cmd.Environ(), env...)
+	pipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var all strings.Builder
+	waiting := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pipe)
+		signalled := false
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if !signalled && strings.Contains(sc.Text(), "waiting on purpose") {
+				signalled = true
+				close(waiting)
+			}
+		}
+	}()
+	select {
+	case <-waiting:
+		require.NoError(t, cmd.Process.Signal(sig))
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("idem never reached its wait point; stderr:\n%s", all.String())
+	}
+	<-done
+	err = cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return code, all.String()
+}
