@@ -69,7 +69,10 @@ type Options struct {
 	WaitAt string
 	// Logger receives progress; default discards.
 	Logger *slog.Logger
-	// Record, if set, sees every SQL statement the run executes.
+	// Record, if set, sees every SQL statement the run executes, in order,
+	// and markers for what is not a statement sent through it: the
+	// partition, BEGIN, the lock, bulk loads (comments) and COMMIT or
+	// ROLLBACK. `idem plan` prints the same texts (see Plan).
 	Record func(query string)
 	// Progress, if set, sees each step of a partition's run.
 	Progress func(Progress)
