@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
@@ -78,7 +79,7 @@ func Plan(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Partit
 	var plans []PartitionPlan
 	for _, w := range windows {
 		p := PartitionPlan{Job: j.Name, Partition: w.Label, Strategy: j.Strategy,
-			Start: w.Start.Format("2006-01-02T15:04:05Z07:00"), End: w.End.Format("2006-01-02T15:04:05Z07:00"),
+			Start: w.Start.Format(time.RFC3339), End: w.End.Format(time.RFC3339),
 			Steps: []Step{}}
 		o := opts
 		o.plan = func(kind, text string) { p.Steps = append(p.Steps, Step{Kind: kind, Text: text}) }
