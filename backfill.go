@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/lint"
 	"github.com/idemdata/idem/runner"
 )
 
@@ -58,6 +59,9 @@ func ConcurrentWriters(url string) bool {
 // non-nil only when the backfill could not start or stopped early (a
 // job-file error, which every partition would hit, or cancellation).
 func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, error) {
+	if err := lint.Err(j); err != nil { // as Run: refused before any target is opened
+		return nil, err
+	}
 	windows, err := j.Range(opts.From, opts.To)
 	if err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}

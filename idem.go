@@ -22,6 +22,7 @@ import (
 	"github.com/idemdata/idem/engine/duckdb"
 	"github.com/idemdata/idem/engine/postgres"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/lint"
 	"github.com/idemdata/idem/runner"
 )
 
@@ -37,9 +38,20 @@ type Result = runner.Result
 // Load reads and validates a job file; ${VAR} come from the environment.
 func Load(path string) (*Job, error) { return job.Load(path) }
 
+// Lint returns what lint finds in a job: errors, which Run and Backfill
+// refuse unless the job waives them under lint.allow, and warnings.
+func Lint(j *Job) []lint.Finding { return lint.Check(j) }
+
 // Run opens the job's target, runs the job for opts.Date (and its lookback
-// partitions), and closes the target.
+// partitions), and closes the target. A job with lint errors is refused
+// (a *job.Error) before anything is opened.
 func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
+	// Here rather than in Load, so that status and lint still read a job
+	// they would refuse to run; and here rather than in the command line,
+	// so that a library caller cannot run it either.
+	if err := lint.Err(j); err != nil {
+		return nil, err
+	}
 	// A bad --date is a usage error: find it before the target is opened
 	// (opening a DuckDB target creates its file).
 	if _, err := j.Windows(opts.Date); err != nil {

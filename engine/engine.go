@@ -263,6 +263,13 @@ var ErrInterrupted = errors.New("interrupted; the target is unchanged")
 // a later attempt may work. The CLI maps it to exit 75.
 var ErrUnavailable = errors.New("the target could not be reached")
 
+// TypeChecker is an optional DB ability: it reports whether a `columns:`
+// type can be used for this target (the database knows it, or the reader
+// that loads files maps it to one it knows).
+type TypeChecker interface {
+	CheckType(ctx context.Context, typ string) error
+}
+
 // ErrorInterpreter is an optional DB ability: it maps the driver's errors
 // onto the sentinels above (a lock timeout in any statement becomes
 // ErrLocked), keeping the original in the chain.

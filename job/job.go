@@ -41,11 +41,16 @@ type Job struct {
 	// OnSchemaChange decides what a source column the target lacks does:
 	// fail (default) or add_columns.
 	OnSchemaChange string `yaml:"on_schema_change"`
+	// Lint waives lint findings by name (package lint).
+	Lint Lint `yaml:"lint"`
 
 	// Dir is the folder of the job file: relative paths resolve against it.
 	Dir string `yaml:"-"`
 	// Path is the job file as given to Load ("" when parsed from bytes).
 	Path string `yaml:"-"`
+	// Pos says where values start in the file, so lint findings inside
+	// the query point at a line and column the user can jump to.
+	Pos Positions `yaml:"-"`
 }
 
 // Target names where a job writes.
@@ -192,11 +197,12 @@ func Parse(data []byte, dir string, lookup func(string) (string, bool)) (*Job, e
 	}
 	doc := root.Content[0]
 	var problems []Problem
+	pos := recordPositions(doc, data) // before expansion rewrites values
 	// Expand first, so that checkKeys sees the values that will be decoded:
 	// `lookback: ${N:-2}` is an int once expanded.
 	problems = append(problems, expandNode(doc, "", lookup)...)
 	problems = append(problems, checkKeys(doc, jobSchema, "")...)
-	j := &Job{Dir: dir}
+	j := &Job{Dir: dir, Pos: pos}
 	if err := doc.Decode(j); err != nil {
 		if len(problems) == 0 { // checkKeys reports type errors with their path
 			problems = decodeProblems(err)
@@ -206,7 +212,7 @@ func Parse(data []byte, dir string, lookup func(string) (string, bool)) (*Job, e
 	// Validate even after unknown keys: a typo'd key usually leaves a
 	// required one missing, and the user should see both at once.
 	j.applyDefaults()
-	problems = append(problems, j.Validate()...)
+	problems = append(problems, lintAllowLines(j.Validate(), doc)...)
 	if len(problems) > 0 {
 		return nil, &Error{Problems: problems}
 	}

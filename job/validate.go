@@ -190,6 +190,7 @@ func (j *Job) Validate() []Problem {
 			}
 		}
 	}
+	ps = append(ps, j.Lint.check()...)
 	names := make([]string, 0, len(j.Columns))
 	for c := range j.Columns {
 		names = append(names, c)

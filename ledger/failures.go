@@ -37,9 +37,16 @@ func (f *Failure) fields() []any {
 	return []any{&f.Job, &f.Partition, &f.RunID, &f.Seq, &f.AfterRunSeq, &f.Error, &f.FailedAt, &f.IdemVersion}
 }
 
-// FailuresTable is idem_failures, next to idem_runs.
+// FailuresTable is idem_failures, next to idem_runs. A ledger under
+// another name (verify's scratch ledger, X_runs) has its own failures
+// table (X_failures), so runs against it never write the real one.
 func FailuresTable(db engine.DB) engine.Table {
-	return engine.Table{Schema: db.LedgerTable().Schema, Name: "idem_failures"}
+	l := db.LedgerTable()
+	name := "idem_failures"
+	if l.Name != "idem_runs" {
+		name = strings.TrimSuffix(l.Name, "_runs") + "_failures"
+	}
+	return engine.Table{Schema: l.Schema, Name: name}
 }
 
 // failuresDDL uses types both engines spell alike. The table is created on

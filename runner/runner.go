@@ -448,7 +448,7 @@ func (r *run) lockScope() engine.LockScope {
 // checkColumnTypes refuses a columns: type the target database does not
 // know, as a job-file error (exit 2) before anything is read or written.
 func (r *run) checkColumnTypes(ctx context.Context) error {
-	caster, ok := r.d.(interface{ CastNull(string) string })
+	tc, ok := r.db.(engine.TypeChecker)
 	if !ok || len(r.job.Columns) == 0 {
 		return nil
 	}
@@ -457,13 +457,12 @@ func (r *run) checkColumnTypes(ctx context.Context) error {
 		names = append(names, c)
 	}
 	slices.Sort(names)
-	// Outside the data transaction, each cast on its own: a failed one
+	// Outside the data transaction, each check on its own: a failed one
 	// leaves nothing to roll back, and every unknown type is reported.
-	s := &session{q: r.db.Conn(), rec: r.opts.Record, plan: r.opts.plan, log: r.log}
 	var ps []job.Problem
 	for _, c := range names {
 		typ := r.job.Columns[c]
-		if _, err := s.exec(ctx, caster.CastNull(typ)); err != nil {
+		if err := tc.CheckType(ctx, typ); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

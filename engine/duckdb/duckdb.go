@@ -318,5 +318,13 @@ func (d *DB) Lock(ctx context.Context, _ *sql.Tx, scope engine.LockScope, timeou
 	return func() { part.Release(1); table.Release(units) }, nil
 }
 
+// CheckType reports whether DuckDB knows typ.
+func (d *DB) CheckType(ctx context.Context, typ string) error {
+	_, err := d.conn.ExecContext(ctx, Dialect{}.CastNull(typ))
+	return err
+}
+
+var _ engine.TypeChecker = (*DB)(nil)
+
 // DefaultSchema is where an unqualified table lives.
 func (*DB) DefaultSchema() string { return "main" }

@@ -251,6 +251,28 @@ func (d *DB) Interpret(err error) error {
 
 var _ engine.ErrorInterpreter = (*DB)(nil)
 
+// CheckType reports whether typ can be used: PostgreSQL knows it, or the
+// embedded reader that loads files does (DOUBLE, HUGEINT), mapping it to a
+// PostgreSQL type. Run outside any transaction: a failed cast leaves
+// nothing to roll back.
+func (d *DB) CheckType(ctx context.Context, typ string) error {
+	_, err := d.conn.ExecContext(ctx, Dialect{}.CastNull(typ))
+	if err == nil {
+		return nil
+	}
+	mem, merr := sql.Open("duckdb", "")
+	if merr != nil {
+		return err
+	}
+	defer mem.Close()
+	if _, merr := mem.ExecContext(ctx, Dialect{}.CastNull(typ)); merr == nil {
+		return nil
+	}
+	return err
+}
+
+var _ engine.TypeChecker = (*DB)(nil)
+
 // DefaultSchema is where an unqualified table lives: the connection's
 // current schema.
 func (d *DB) DefaultSchema() string { return d.schema }

@@ -119,6 +119,8 @@ func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	}
 	root.AddCommand(newRunCmd(stdout, stderr, logger, red), newChecksumCmd(stdout),
 		newBackfillCmd(stdout, stderr, logger, red), newStatusCmd(stdout, stderr, red))
+	root.AddCommand(newLintCmd(stdout, stderr, red))
+	root.AddCommand(newVerifyCmd(stdout, logger, red))
 	root.AddCommand(newPlanCmd(stdout, logger, red))
 	return root
 }

@@ -1,9 +1,5 @@
 -- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC; a merge may write any row of sales.orders;
 
-SELECT CAST(NULL AS BIGINT);
-
-SELECT CAST(NULL AS TIMESTAMP);
-
 BEGIN;
 
 -- lock: sales.orders (whole table), waiting up to 10m: pg_advisory_xact_lock(-8467870317952494925) (the table's key, exclusive);

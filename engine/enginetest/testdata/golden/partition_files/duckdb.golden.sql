@@ -1,9 +1,5 @@
 -- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC;
 
-SELECT CAST(NULL AS DECIMAL(12,2));
-
-SELECT CAST(NULL AS BIGINT);
-
 BEGIN;
 
 -- lock: sales.orders partition 2026-11-28, waiting up to 10m: the database file is this process's alone since it was opened (DuckDB's file lock); runs in this process take turns on it;

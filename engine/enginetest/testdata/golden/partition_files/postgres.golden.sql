@@ -1,9 +1,5 @@
 -- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC;
 
-SELECT CAST(NULL AS DECIMAL(12,2));
-
-SELECT CAST(NULL AS BIGINT);
-
 BEGIN;
 
 -- lock: sales.orders partition 2026-11-28, waiting up to 10m: pg_advisory_xact_lock_shared(-8467870317952494925) (the table's key), pg_advisory_xact_lock(619689037655373971) (the partition's key);

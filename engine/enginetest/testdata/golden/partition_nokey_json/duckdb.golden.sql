@@ -1,7 +1,5 @@
 -- partition 2026-11-28T13: [2026-11-28 13:00:00, 2026-11-28 14:00:00) UTC;
 
-SELECT CAST(NULL AS TIMESTAMP);
-
 BEGIN;
 
 -- lock: main.events partition 2026-11-28T13, waiting up to 10m: the database file is this process's alone since it was opened (DuckDB's file lock); runs in this process take turns on it;

@@ -1,7 +1,5 @@
 -- partition 2026-11-28T13: [2026-11-28 13:00:00, 2026-11-28 14:00:00) UTC;
 
-SELECT CAST(NULL AS TIMESTAMP);
-
 BEGIN;
 
 -- lock: public.events partition 2026-11-28T13, waiting up to 10m: pg_advisory_xact_lock_shared(5101445605436592471) (the table's key), pg_advisory_xact_lock(2740003659756986313) (the partition's key);

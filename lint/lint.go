@@ -1,0 +1,385 @@
+// Package lint finds what makes an idem job give a different result for
+// the same input, or read more than its partition: non-deterministic
+// functions in a query, a query or file glob that ignores the partition, a
+// partition job without a key, a key the load itself would generate.
+//
+// It works on tokens (see Tokenize), never on raw text, so now() in a
+// string, a comment or a quoted identifier is not a finding.
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idemdata/idem/job"
+)
+
+// Severities. Errors refuse the job (idem run exits 2) unless the job
+// waives them under lint.allow; warnings are printed by idem lint only.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// Finding is one thing lint found.
+type Finding struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Severity string `json:"severity"`
+	// Name is the check (job.LintChecks), as lint.allow spells it.
+	Name string `json:"name"`
+	// Func is the function a nondeterministic finding is about (lowercase).
+	Func    string `json:"function,omitempty"`
+	Message string `json:"message"`
+	// Text is the offending text as written.
+	Text    string `json:"text"`
+	Instead string `json:"instead"`
+	// Allowed is true when the job waives the finding under lint.allow.
+	Allowed bool `json:"allowed,omitempty"`
+
+	path string // the job file path of the value it is in, for Err
+}
+
+func (f Finding) String() string {
+	sev := f.Severity
+	if f.Allowed {
+		sev += " (allowed by lint.allow)"
+	}
+	s := fmt.Sprintf("%s:%d:%d: %s: %s: %s", f.File, f.Line, f.Column, sev, f.Name, f.Message)
+	if f.Text != "" {
+		s += " (" + f.Text + ")"
+	}
+	return s + " — do instead: " + f.Instead
+}
+
+// Refuses reports whether the finding stops the job from running.
+func (f Finding) Refuses() bool { return f.Severity == SeverityError && !f.Allowed }
+
+// Check lints a parsed job. Findings come in file order.
+func Check(j *job.Job) []Finding {
+	file := j.Path
+	if file == "" {
+		file = "job file"
+	}
+	engineName, _, _ := job.SplitURL(j.Target.URL)
+	var fs []Finding
+	add := func(f Finding) {
+		f.File = file
+		f.Allowed = j.Lint.Allows(f.Name, f.Func)
+		fs = append(fs, f)
+	}
+	if q := j.Source.Query; q != "" {
+		toks := Tokenize(q, DialectOf(engineName))
+		at := func(t Token) (int, int) { return j.Pos.Query.At(t.Line, t.Col) }
+		for _, f := range nondeterministic(q, toks) {
+			f.Line, f.Column = at(toks[f.tok])
+			add(f.Finding)
+		}
+		for _, f := range generatedKeys(q, toks, j.Key) {
+			f.Line, f.Column = at(toks[f.tok])
+			add(f.Finding)
+		}
+		if !usesWindow(toks) {
+			l, c := j.Pos.Query.Line, j.Pos.Query.Column
+			add(Finding{Line: l, Column: c, Severity: SeverityWarning, Name: job.LintQueryWithoutWindow, path: "source.query",
+				Message: "the query does not use the partition: every run reads the same rows, whatever --date says, and keeps only its partition's",
+				Text:    firstLine(q),
+				Instead: "restrict the query to the partition, like WHERE created_at >= {{ start }} AND created_at < {{ end }} (or = {{ date }})"})
+		}
+	}
+	if j.Source.HasFiles() && !slices.ContainsFunc(j.Source.Files, func(g string) bool { return strings.Contains(g, "{{") }) {
+		add(Finding{Line: j.Pos.Files.Line, Column: j.Pos.Files.Column, Severity: SeverityWarning, Name: job.LintFilesWithoutDate, path: "source.files",
+			Message: "no glob in source.files has a date template: every run reads every file, and a new file changes the input of every partition",
+			Text:    strings.Join(j.Source.Files, ", "),
+			Instead: "name the files by date, like data/orders-{{ date }}.csv or data/{{ yyyy }}/{{ mm }}/*.csv"})
+	}
+	if j.Strategy == job.StrategyPartition && len(j.Key) == 0 {
+		add(Finding{Line: j.Pos.Strategy.Line, Column: j.Pos.Strategy.Column, Severity: SeverityWarning, Name: job.LintPartitionWithoutKey, path: "strategy",
+			Message: "a partition job without key cannot tell a duplicate from two equal rows: exact duplicate input rows are all kept",
+			Text:    "strategy: partition",
+			Instead: "give key: [the natural key columns] so staging keeps one row per key; waive this only when equal rows are real (lint: {allow: [partition-without-key]})"})
+	}
+	for i, k := range j.Key {
+		// Merge keys named like surrogates are refused by job validation
+		// already; a partition job's key de-duplicates staging the same way.
+		if j.Strategy == job.StrategyPartition && job.LooksGenerated(k) {
+			add(Finding{Line: j.Pos.Key.Line, Column: j.Pos.Key.Column, Severity: SeverityError, Name: job.LintGeneratedKey, path: "key",
+				Message: fmt.Sprintf("key[%d] %q is named like a surrogate key the loading database generates: generated keys differ on every run, so no two rows are ever duplicates", i, k),
+				Text:    k,
+				Instead: "key on the source's natural key (the columns that identify a row where it comes from)"})
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+	return fs
+}
+
+// Err returns a *job.Error listing the findings that refuse the job (so the
+// command line exits 2, as for any job file error), or nil.
+func Err(j *job.Job) error {
+	var ps []job.Problem
+	for _, f := range Check(j) {
+		if !f.Refuses() {
+			continue
+		}
+		path := f.path
+		if path == "" {
+			path = "source.query"
+		}
+		msg := fmt.Sprintf("lint %s (column %d): %s", f.Name, f.Column, f.Message)
+		if f.Text != "" {
+			msg += " (" + f.Text + ")"
+		}
+		waive := f.Name
+		if f.Func != "" {
+			waive = f.Name + ":" + f.Func
+		}
+		msg += fmt.Sprintf("; do instead: %s; or waive it with lint: {allow: [%s]}", f.Instead, waive)
+		ps = append(ps, job.Problem{Path: path, Line: f.Line, Msg: msg})
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &job.Error{File: j.Path, Problems: ps}
+}
+
+type tokFinding struct {
+	Finding
+	tok int // index of the token the finding points at
+}
+
+var (
+	nondet = map[string]bool{}
+	// bare are the functions SQL spells as keywords, without parentheses:
+	// "SELECT current_date" calls it.
+	bare = map[string]bool{
+		"current_timestamp": true, "current_date": true, "current_time": true,
+		"localtimestamp": true, "localtime": true,
+	}
+	// timeFuncs read a clock; the rest of nondet draw random numbers or
+	// sequence values.
+	timeFuncs = map[string]bool{}
+	// generators make a value per row that does not come from the row:
+	// a key computed by one is no key.
+	generators = map[string]bool{
+		"row_number": true, "rank": true, "dense_rank": true, "ntile": true,
+		"percent_rank": true, "cume_dist": true,
+	}
+	// castWords are the types a special date string like 'now' is cast to.
+	castWords = map[string]bool{
+		"date": true, "timestamp": true, "timestamptz": true, "time": true, "timetz": true, "datetime": true,
+	}
+	// specialDates are date and time input strings PostgreSQL and DuckDB
+	// read as the current time: TIMESTAMP 'now' is now().
+	specialDates = map[string]string{"now": "now", "today": "today", "tomorrow": "today", "yesterday": "today"}
+)
+
+func init() {
+	for i, f := range job.NondeterministicFuncs {
+		nondet[f] = true
+		if f == "random" { // the list puts the clock first
+			for _, t := range job.NondeterministicFuncs[:i] {
+				timeFuncs[t] = true
+			}
+		}
+	}
+	for f := range nondet {
+		generators[f] = true
+	}
+}
+
+// code is the tokens that are not comments, with their index in toks.
+func code(toks []Token) []int {
+	var idx []int
+	for i, t := range toks {
+		if t.Kind != Comment {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func isPunct(t Token, s string) bool { return t.Kind == Punct && t.Text == s }
+func isWord(t Token, s string) bool  { return t.Kind == Word && strings.EqualFold(t.Text, s) }
+
+// nondeterministic finds calls of job.NondeterministicFuncs: a word (not
+// quoted) followed by "(", or one of the bare keyword forms, which is not
+// a call when it follows "." (a column t.current_date) or AS (an alias).
+// A word such as now without parentheses is a column, not a call.
+func nondeterministic(q string, toks []Token) []tokFinding {
+	idx := code(toks)
+	var out []tokFinding
+	for n, i := range idx {
+		t := toks[i]
+		var prev, next Token
+		if n > 0 {
+			prev = toks[idx[n-1]]
+		}
+		if n+1 < len(idx) {
+			next = toks[idx[n+1]]
+		}
+		switch t.Kind {
+		case Word:
+			name := strings.ToLower(t.Text)
+			if !nondet[name] {
+				continue
+			}
+			call := isPunct(next, "(")
+			if !call && !(bare[name] && !isPunct(prev, ".") && !isWord(prev, "as")) {
+				continue
+			}
+			text := t.Text
+			if call {
+				text = callText(q, toks, idx, n)
+			}
+			out = append(out, tokFinding{Finding: nondetFinding(name, text), tok: i})
+		case String:
+			// TIMESTAMP 'now', 'now'::timestamp, CAST('now' AS DATE).
+			name, ok := specialDates[strings.ToLower(strings.TrimSpace(t.Value()))]
+			if !ok {
+				continue
+			}
+			cast := (prev.Kind == Word && castWords[strings.ToLower(prev.Text)]) || isPunct(next, "::")
+			if n >= 2 && isPunct(prev, "(") && isWord(toks[idx[n-2]], "cast") {
+				cast = true
+			}
+			if cast {
+				f := nondetFinding(name, t.Text)
+				f.Message = fmt.Sprintf("the date string %s is read as the time of the run, not a fixed date: every rerun gives a different value", t.Text)
+				out = append(out, tokFinding{Finding: f, tok: i})
+			}
+		}
+	}
+	return out
+}
+
+func nondetFinding(name, text string) Finding {
+	f := Finding{Severity: SeverityError, Name: job.LintNondeterministic, Func: name, Text: text}
+	switch {
+	case timeFuncs[name]:
+		f.Message = fmt.Sprintf("%s is the time of the run, not of the data: every rerun gives a different value, so a rerun is not a no-op", name)
+		f.Instead = "use the partition's bounds ({{ start }}, {{ end }}, {{ date }}) or a time column of the source; for a load time use loaded_at:, which idem fills and keeps out of checksums"
+	case name == "nextval":
+		f.Message = "nextval draws a new sequence number on every run: a rerun numbers the same rows differently"
+		f.Instead = "use the source's natural key, or a hash of it (md5(order_id::text)) if a number is needed"
+	default:
+		f.Message = fmt.Sprintf("%s gives a different value on every run, so a rerun is not a no-op", name)
+		f.Instead = "derive the value from the row (a hash of its natural key, md5(order_id::text)) or leave the column out"
+	}
+	return f
+}
+
+// callText is the call starting at code token n, up to its closing
+// parenthesis, shortened when long.
+func callText(q string, toks []Token, idx []int, n int) string {
+	start := toks[idx[n]].Off
+	end := len(q)
+	depth := 0
+	for _, i := range idx[n+1:] {
+		t := toks[i]
+		if isPunct(t, "(") {
+			depth++
+		} else if isPunct(t, ")") {
+			depth--
+			if depth == 0 {
+				end = t.Off + 1
+				break
+			}
+		}
+	}
+	return shorten(q[start:end])
+}
+
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return shorten(s)
+}
+
+// usesWindow reports whether a template is used outside comments and
+// strings: any of them ({{ date }}, {{ start }}, {{ yyyy }}, …) ties the
+// query to the partition.
+func usesWindow(toks []Token) bool {
+	return slices.ContainsFunc(toks, func(t Token) bool { return t.Kind == Template })
+}
+
+// generatedKeys finds key columns the query computes with a generator
+// (row_number(), random(), uuid(), nextval(), …): "… AS key_col" whose
+// select item calls one. Such a key identifies a row by its position or by
+// chance, not by its content, so staging never sees two rows as one.
+const maxItem = 500
+
+func generatedKeys(q string, toks []Token, key []string) []tokFinding {
+	idx := code(toks)
+	var out []tokFinding
+	for n := 1; n+1 < len(idx); n++ {
+		if !isWord(toks[idx[n]], "as") {
+			continue
+		}
+		alias := toks[idx[n+1]]
+		col := ""
+		switch alias.Kind {
+		case Word:
+			col = alias.Text
+			if !slices.ContainsFunc(key, func(k string) bool { return strings.EqualFold(k, col) }) {
+				continue
+			}
+		case QuotedIdent:
+			col = alias.Value()
+			if !slices.Contains(key, col) {
+				continue
+			}
+		default:
+			continue
+		}
+		// Walk back to the start of the select item: a comma or SELECT
+		// at the same parenthesis depth.
+		depth := 0
+	item:
+		// The walk is bounded, so that nested parentheses (one select item
+		// inside another, or hostile input) cannot make it quadratic; a
+		// select item of more than maxItem tokens goes unchecked.
+		for m := n - 1; m >= 0 && m >= n-maxItem; m-- {
+			t := toks[idx[m]]
+			switch {
+			case depth == 0 && isWord(t, "as"): // the previous item: a comma is missing
+				break item
+			case isPunct(t, ")"):
+				depth++
+			case isPunct(t, "("):
+				if depth == 0 {
+					break item
+				}
+				depth--
+			case depth == 0 && (isPunct(t, ",") || isWord(t, "select") || isWord(t, "distinct")):
+				break item
+			case t.Kind == Word && m+1 < len(idx) && isPunct(toks[idx[m+1]], "(") && generators[strings.ToLower(t.Text)]:
+				name := strings.ToLower(t.Text)
+				out = append(out, tokFinding{tok: idx[m], Finding: Finding{
+					Severity: SeverityError, Name: job.LintGeneratedKey,
+					Message: fmt.Sprintf("key column %s is computed by %s in the query: it numbers or draws rows rather than naming them, so a rerun (or one more input row) gives rows new keys", col, name),
+					Text:    shorten(q[t.Off : alias.Off+len(alias.Text)]),
+					Instead: "key on columns the source gives (its natural key); drop the generated column from key",
+				}})
+				break item
+			}
+		}
+	}
+	return out
+}
