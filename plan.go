@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/lint"
 	"github.com/idemdata/idem/runner"
 )
 
@@ -16,6 +17,11 @@ type PartitionPlan = runner.PartitionPlan
 // rolls back where it would commit (see runner.Plan). The target is left as
 // it was: a DuckDB file the plan had to create is removed again.
 func Plan(ctx context.Context, j *Job, opts Options) ([]PartitionPlan, error) {
+	// A job run refuses is planned as refused: the run would execute
+	// nothing.
+	if err := lint.Err(j); err != nil {
+		return nil, err
+	}
 	// As in Run: a bad --date is found before opening creates a file.
 	if _, err := j.Windows(opts.Date); err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}

@@ -143,9 +143,30 @@ func TestPlanExitCodes(t *testing.T) {
 	require.Contains(t, errOut, `key[0]: column "idd" is not in the source`)
 	require.NoFileExists(t, db)
 
+	// A job with lint errors: run refuses it, so plan does.
+	clock := filepath.Join(filepath.Dir(jobPath), "clock.yaml")
+	require.NoError(t, os.WriteFile(clock, []byte(`idem: 1
+job: clock
+target:
+  url: duckdb:warehouse.duckdb
+  table: t
+source:
+  query: SELECT now() AS ts, 1 AS id
+strategy: partition
+partition:
+  column: ts
+`), 0o644))
+	code, _, errOut = run(t, "run", clock, "--date", "2018-01-01")
+	require.Equal(t, 2, code, errOut)
+	code, out, errOut := run(t, "plan", clock, "--date", "2018-01-01")
+	require.Equal(t, 2, code, errOut)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "now()")
+	require.NoFileExists(t, db)
+
 	closing := filepath.Join(filepath.Dir(jobPath), "closing.yaml")
 	require.NoError(t, os.WriteFile(closing, []byte(strings.Replace(string(body), "  grain: day", "  grain: day\n  closed_after: 1d", 1)), 0o644))
-	code, out, errOut := run(t, "plan", closing, "--date", "2018-01-01", "--as-of", "2018-01-02T06:00:00Z")
+	code, out, errOut = run(t, "plan", closing, "--date", "2018-01-01", "--as-of", "2018-01-02T06:00:00Z")
 	require.Equal(t, 75, code, errOut)
 	require.Contains(t, out, "not closed yet (it closes at 2018-01-03T00:00:00Z): a run would do nothing; plan with --allow-open")
 	require.NotContains(t, out, "BEGIN")
