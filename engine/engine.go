@@ -60,6 +60,10 @@ type FileInput struct {
 	// the type to read it as: for readers that take no per-column
 	// override (JSON) and would otherwise cast what they inferred.
 	Columns []Column
+	// Record, when set, sees what a FileLoader runs on the target, in
+	// order: first a LoadNote saying how the rows travel, then each SQL
+	// statement. Runs record it, and `idem plan` prints it.
+	Record func(string)
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and
@@ -224,6 +228,7 @@ func (s LockScope) String() string {
 // FileLoader is an optional DB ability, found by type assertion: the engine
 // loads input files into a new temporary table stage itself (PostgreSQL's
 // COPY, MySQL's LOAD DATA), instead of reading them in SQL with StageFiles.
+// It reports what it runs through in.Record.
 type FileLoader interface {
 	LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in FileInput) error
 }

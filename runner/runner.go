@@ -69,13 +69,19 @@ type Options struct {
 	WaitAt string
 	// Logger receives progress; default discards.
 	Logger *slog.Logger
-	// Record, if set, sees every SQL statement the run executes.
+	// Record, if set, sees every SQL statement the run executes, in order,
+	// and markers for what is not a statement sent through it: the
+	// partition, BEGIN, the lock, bulk loads (comments) and COMMIT or
+	// ROLLBACK. `idem plan` prints the same texts (see Plan).
 	Record func(query string)
 	// Progress, if set, sees each step of a partition's run.
 	Progress func(Progress)
 
 	// ledgerCurrent is shared by a backfill's runs (see ledgerState).
 	ledgerCurrent *atomic.Bool
+	// plan, set by Plan, sees every step with its kind, and makes the run
+	// roll back where it would commit (see plan.go).
+	plan func(kind, text string)
 }
 
 // Result is what one partition's run did. Its JSON form is the contract
@@ -161,7 +167,9 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	if err != nil {
 		r.res.Action = ActionFailed
 		r.res.Error = err.Error()
-		r.recordFailure(ctx, err)
+		if r.opts.plan == nil { // a plan writes nothing, a failure record neither
+			r.recordFailure(ctx, err)
+		}
 		return r.res, fmt.Errorf("%s partition %s: %w", j.Name, w.Label, err)
 	}
 	return r.res, nil
@@ -229,6 +237,11 @@ func (r *run) do(ctx context.Context) (err error) {
 	r.ctx = ctx
 	j, w := r.job, r.w
 	startedAt := r.opts.Now()
+	// The markers (partition, BEGIN, lock, COMMIT) go through the same
+	// recorder as the statements, so golden files and `idem plan` show
+	// where the transaction and the lock begin and end.
+	r.s = &session{q: r.db.Conn(), rec: r.opts.Record, plan: r.opts.plan, log: r.log}
+	r.s.mark(KindPartition, r.partitionMarker())
 	closed := !j.HeldBackByClosure() || j.Closed(w, r.opts.AsOf)
 	if !closed && !r.opts.AllowOpen {
 		r.res.Action = ActionNotClosed
@@ -239,22 +252,26 @@ func (r *run) do(ctx context.Context) (err error) {
 	if err := r.checkColumnTypes(ctx); err != nil {
 		return err
 	}
+	r.s.mark(KindBegin, "BEGIN")
 	tx, err := r.db.Conn().BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
+	r.s.q = tx
+	r.s.mark(KindLock, r.lockMarker())
 	release, err := r.db.Lock(ctx, tx, r.lockScope(), r.opts.LockTimeout)
 	if err != nil {
+		r.s.mark(KindRollback, "ROLLBACK")
 		tx.Rollback()
 		return err
 	}
 	defer func() {
 		if err != nil {
+			r.s.mark(KindRollback, "ROLLBACK")
 			tx.Rollback()
 		}
 		release()
 	}()
-	r.s = &session{q: tx, rec: r.opts.Record, log: r.log}
 	r.table = r.d.Table(engine.Table(j.Table()))
 	// Looked up under the lock: a run of this partition that just
 	// committed may have created it. A ledger of an older version is
@@ -396,6 +413,16 @@ func (r *run) do(ctx context.Context) (err error) {
 		return err
 	}
 	r.crash(CrashBeforeCommit)
+	r.s.mark(KindCommit, "COMMIT")
+	if r.opts.plan != nil {
+		// A plan has run every step a run would; ending here, instead of
+		// committing, leaves the target as it was.
+		if err := tx.Rollback(); err != nil {
+			return fmt.Errorf("rolling the plan back: %w", err)
+		}
+		r.res.Action = ActionLoaded
+		return nil
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
@@ -538,13 +565,13 @@ func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error 
 		}
 	}
 	if l, ok := r.db.(engine.FileLoader); ok {
-		r.s.note("-- load " + strings.Join(files, ", ") + " into " + r.d.Ident(stageTable))
-		return l.LoadFiles(ctx, tx, stageTable, in)
+		return r.loadFiles(ctx, l, tx, in)
 	}
 	q, err := r.st.StageFiles(stageTable, in)
 	if err != nil {
 		return err
 	}
+	r.s.mark(KindLoad, r.loadMarker(files, "by the next statement: the database reads the files itself"))
 	_, err = r.s.exec(ctx, q)
 	return err
 }
@@ -752,6 +779,7 @@ func (r *run) finishSkip(tx *sql.Tx, err error, skipped bool) error {
 		return err
 	}
 	r.res.Action = ActionSkipped
+	r.s.mark(KindRollback, "ROLLBACK")
 	return tx.Rollback()
 }
 

@@ -17,16 +17,28 @@ import (
 type session struct {
 	q   engine.Querier
 	rec func(string)
-	log *slog.Logger
+	// plan, set by Plan, also sees each step's kind (StepKind*): the same
+	// texts rec sees, so a plan and a run's record cannot disagree.
+	plan func(kind, text string)
+	log  *slog.Logger
 }
 
 var _ engine.Querier = (*session)(nil)
 
-func (s *session) note(query string) {
+// note records a SQL statement about to run.
+func (s *session) note(query string) { s.mark(KindSQL, query) }
+
+// mark records a step of the given kind: a statement, or a marker (a
+// transaction boundary, the lock, the partition, a bulk load) that is not
+// itself SQL text sent through this session.
+func (s *session) mark(kind, text string) {
 	if s.rec != nil {
-		s.rec(query)
+		s.rec(text)
 	}
-	s.log.Debug("sql", "query", query)
+	if s.plan != nil {
+		s.plan(kind, text)
+	}
+	s.log.Debug("sql", "query", text)
 }
 
 func (s *session) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {

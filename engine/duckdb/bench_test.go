@@ -173,7 +173,7 @@ func runWithSteps(ctx context.Context, j *job.Job, opts idem.Options, path strin
 		label = stepLabel(q)
 	}
 	res, err := runner.Run(ctx, db, j, opts)
-	st.mark(label + " + commit")
+	st.mark(label) // the last record is the COMMIT (or ROLLBACK) marker: the time since is the commit's
 	cerr := db.Close()
 	st.mark("close")
 	if err == nil {

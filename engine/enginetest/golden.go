@@ -22,47 +22,63 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // executed with <case>/<engine>.golden.sql. With -update it rewrites them.
 // `idem plan` prints the same statements.
 func Golden(t *testing.T, h Harness, engineName string) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "testdata", "golden")
+	root := goldenRoot()
 	cases, err := os.ReadDir(root)
 	require.NoError(t, err)
 	for _, c := range cases {
 		t.Run(c.Name(), func(t *testing.T) {
 			t.Parallel()
-			e := NewEnv(t, h)
-			require.NoError(t, os.CopyFS(e.Dir, os.DirFS(filepath.Join(root, c.Name()))))
-			if setup, err := os.ReadFile(filepath.Join(e.Dir, "setup.sql")); err == nil {
-				for _, q := range strings.Split(string(setup), ";\n") {
-					if q = strings.TrimSpace(q); q != "" {
-						e.Exec(q)
-					}
-				}
-			}
-			data, err := os.ReadFile(filepath.Join(e.Dir, "job.yaml"))
-			require.NoError(t, err)
-			j, err := job.Parse(data, e.Dir, func(k string) (string, bool) {
-				return e.URL, k == "IDEM_TARGET"
-			})
-			require.NoError(t, err)
-			date, err := os.ReadFile(filepath.Join(e.Dir, "date"))
-			require.NoError(t, err)
-
+			e, j, date := goldenCase(t, h, root, c.Name())
 			var stmts []string
 			_, err = idem.Run(context.Background(), j, idem.Options{
-				Date: strings.TrimSpace(string(date)), AsOf: e.Now, Now: func() time.Time { return e.Now },
+				Date: date, AsOf: e.Now, Now: func() time.Time { return e.Now },
 				Record: func(q string) { stmts = append(stmts, q) },
 			})
 			require.NoError(t, err)
 			got := strings.ReplaceAll(strings.Join(stmts, ";\n\n")+";\n", e.Dir, "$DIR")
-
-			golden := filepath.Join(root, c.Name(), engineName+".golden.sql")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run with -update to create it")
-			require.Equal(t, string(want), got)
+			compareGolden(t, filepath.Join(root, c.Name(), engineName+".golden.sql"), got)
 		})
 	}
+}
+
+// goldenRoot is testdata/golden, wherever the test runs from.
+func goldenRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "testdata", "golden")
+}
+
+// goldenCase copies a golden case into a fresh env, runs its setup.sql,
+// and returns its job and date.
+func goldenCase(t *testing.T, h Harness, root, name string) (*Env, *job.Job, string) {
+	e := NewEnv(t, h)
+	require.NoError(t, os.CopyFS(e.Dir, os.DirFS(filepath.Join(root, name))))
+	if setup, err := os.ReadFile(filepath.Join(e.Dir, "setup.sql")); err == nil {
+		for _, q := range strings.Split(string(setup), ";\n") {
+			if q = strings.TrimSpace(q); q != "" {
+				e.Exec(q)
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(e.Dir, "job.yaml"))
+	require.NoError(t, err)
+	j, err := job.Parse(data, e.Dir, func(k string) (string, bool) {
+		return e.URL, k == "IDEM_TARGET"
+	})
+	require.NoError(t, err)
+	date, err := os.ReadFile(filepath.Join(e.Dir, "date"))
+	require.NoError(t, err)
+	return e, j, strings.TrimSpace(string(date))
+}
+
+// compareGolden compares got with the golden file, or rewrites it with
+// -update.
+func compareGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run with -update to create it")
+	require.Equal(t, string(want), got)
 }

@@ -49,6 +49,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, faithfulCases...)
 	cases = append(cases, backfillCases...)
 	cases = append(cases, verifyCases...)
+	cases = append(cases, planCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

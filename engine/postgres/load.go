@@ -82,6 +82,19 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 			return err
 		}
 	}
+	// What runs on the server is recorded (for golden files and `idem
+	// plan`); the embedded reader's queries are not: they touch no target.
+	rec := func(q string) {
+		if in.Record != nil {
+			in.Record(q)
+		}
+	}
+	if raw != nil {
+		rec(engine.LoadNote(in.Paths, dl.Ident(stage), "via COPY FROM STDIN (raw CSV: the server parses the files' bytes)"))
+	} else {
+		rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
+			"via COPY FROM STDIN (binary rows: the embedded DuckDB reads the files and sends their rows in batches of %d)", rowBatch)))
+	}
 	defs := make([]string, len(cols))
 	for i, c := range cols {
 		typ := c.pg
@@ -90,15 +103,17 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 		defs[i] = dl.Ident(c.name) + " " + typ
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("CREATE TEMP TABLE %s (%s)", dl.Ident(stage), strings.Join(defs, ", "))); err != nil {
+	create := fmt.Sprintf("CREATE TEMP TABLE %s (%s)", dl.Ident(stage), strings.Join(defs, ", "))
+	rec(create)
+	if _, err := tx.ExecContext(ctx, create); err != nil {
 		return fmt.Errorf("creating the staging table: %w", err)
 	}
 	err = d.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		if raw != nil {
-			return copyCSV(ctx, pc.PgConn(), stage, in.Paths, cols, raw)
+			return copyCSV(ctx, pc.PgConn(), stage, in.Paths, cols, raw, rec)
 		}
-		return rd.copyRows(ctx, pc, stage, sel, cols)
+		return rd.copyRows(ctx, pc, stage, sel, cols, rec)
 	})
 	if err != nil {
 		return err
@@ -118,7 +133,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	}
 	var target map[string]string
 	if in.Target.Name != "" {
-		if target, err = columnTypes(ctx, tx, dl.Table(in.Target)); err != nil {
+		if target, err = columnTypes(ctx, tx, dl.Table(in.Target), rec); err != nil {
 			return err
 		}
 		maps.Copy(final, target)
@@ -126,7 +141,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	if len(final) == 0 {
 		return nil
 	}
-	staged, err := columnTypes(ctx, tx, dl.Ident(stage))
+	staged, err := columnTypes(ctx, tx, dl.Ident(stage), rec)
 	if err != nil {
 		return err
 	}
@@ -146,7 +161,9 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 		if _, fromTarget := target[c.name]; fromTarget && engine.TypeChange(c.name, from, t) != "" {
 			var n int64
-			if err := tx.QueryRowContext(ctx, fmt.Sprintf("SELECT count(%s) FROM %s", dl.Ident(c.name), dl.Ident(stage))).Scan(&n); err != nil {
+			q := fmt.Sprintf("SELECT count(%s) FROM %s", dl.Ident(c.name), dl.Ident(stage))
+			rec(q)
+			if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
@@ -156,7 +173,9 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		alter = append(alter, fmt.Sprintf("ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", dl.Ident(c.name), t, dl.Ident(c.name), t))
 	}
 	if len(alter) > 0 {
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s %s", dl.Ident(stage), strings.Join(alter, ", "))); err != nil {
+		q := fmt.Sprintf("ALTER TABLE %s %s", dl.Ident(stage), strings.Join(alter, ", "))
+		rec(q)
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("typing the staged columns: %w", err)
 		}
 	}
@@ -165,9 +184,11 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 
 // columnTypes returns a table's column types as PostgreSQL spells them
 // (format_type: "bigint", "numeric(12,2)"), or none if it does not exist.
-func columnTypes(ctx context.Context, tx *sql.Tx, table string) (map[string]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
-WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, table)
+func columnTypes(ctx context.Context, tx *sql.Tx, table string, rec func(string)) (map[string]string, error) {
+	const q = `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`
+	rec(q)
+	rows, err := tx.QueryContext(ctx, q, table)
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +465,7 @@ func csvHeader(path string, delim byte) ([]string, error) {
 
 // copyCSV streams each file's bytes into COPY. Each file's own header gives
 // its column order. A quoted empty field is NULL, as in DuckDB.
-func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []string, cols []inColumn, cd *csvDialect) error {
+func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []string, cols []inColumn, cd *csvDialect, rec func(string)) error {
 	dl := Dialect{}
 	all := make([]string, len(cols))
 	for i, c := range cols {
@@ -468,7 +489,9 @@ func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []strin
 		if err != nil {
 			return err
 		}
-		_, err = pc.CopyFrom(ctx, f, fmt.Sprintf("COPY %s (%s) FROM STDIN (%s)", dl.Ident(stage), strings.Join(list, ", "), opts))
+		q := fmt.Sprintf("COPY %s (%s) FROM STDIN (%s)", dl.Ident(stage), strings.Join(list, ", "), opts)
+		rec(q)
+		_, err = pc.CopyFrom(ctx, f, q)
 		f.Close()
 		if err != nil {
 			return copyError(p, err)
@@ -488,7 +511,7 @@ func copyError(path string, err error) error {
 
 // copyRows has DuckDB read the files into its scratch file, then streams the
 // rows in batches with binary COPY: one batch at a time is in memory.
-func (rd *reader) copyRows(ctx context.Context, pc *pgx.Conn, stage, sel string, cols []inColumn) error {
+func (rd *reader) copyRows(ctx context.Context, pc *pgx.Conn, stage, sel string, cols []inColumn, rec func(string)) error {
 	if _, err := rd.conn.ExecContext(ctx, "CREATE TABLE src AS "+sel); err != nil {
 		return duckError(err)
 	}
@@ -508,6 +531,13 @@ func (rd *reader) copyRows(ctx context.Context, pc *pgx.Conn, stage, sel string,
 		src.ptrs[i] = &src.vals[i]
 	}
 	defer src.close()
+	// The statement pgx sends for CopyFrom, in this package's spelling.
+	dl := Dialect{}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = dl.Ident(n)
+	}
+	rec(fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT binary)", dl.Ident(stage), strings.Join(quoted, ", ")))
 	if _, err := pc.CopyFrom(ctx, pgx.Identifier{stage}, names, src); err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Where != "" {

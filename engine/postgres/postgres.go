@@ -182,8 +182,7 @@ func (d *DB) Lock(ctx context.Context, tx *sql.Tx, scope engine.LockScope, timeo
 	if ms > maxMS {
 		ms = maxMS
 	}
-	t := scope.Table
-	tableKey := lockKey("idem", "table", t.Schema, t.Name)
+	tableKey, partKey := lockKeys(scope)
 	type step struct {
 		q    string
 		args []any
@@ -196,7 +195,6 @@ func (d *DB) Lock(ctx context.Context, tx *sql.Tx, scope engine.LockScope, timeo
 	if scope.Partition == "" {
 		steps = append(steps, step{"SELECT pg_advisory_xact_lock($1)", []any{tableKey}, tableKey})
 	} else {
-		partKey := lockKey("idem", "partition", t.Schema, t.Name, scope.Partition)
 		steps = append(steps,
 			step{"SELECT pg_advisory_xact_lock_shared($1)", []any{tableKey}, tableKey},
 			step{"SELECT pg_advisory_xact_lock($1)", []any{partKey}, partKey})

@@ -121,6 +121,7 @@ func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 		newBackfillCmd(stdout, stderr, logger, red), newStatusCmd(stdout, stderr, red))
 	root.AddCommand(newLintCmd(stdout, stderr, red))
 	root.AddCommand(newVerifyCmd(stdout, logger, red))
+	root.AddCommand(newPlanCmd(stdout, logger, red))
 	return root
 }
 

@@ -1,3 +1,9 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC; a merge may write any row of sales.orders;
+
+BEGIN;
+
+-- lock: sales.orders (whole table), waiting up to 10m: the database file is this process's alone since it was opened (DuckDB's file lock); runs in this process take turns on it;
+
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
@@ -5,6 +11,8 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 DESCRIBE SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
 SELECT min("updated_at") FILTER (WHERE try_strptime("updated_at", ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches("updated_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, all_varchar = true, delim = ',', quote = '"', escape = '"', skip = 0);
+
+-- load $DIR/in/2026-11-28.csv into "idem_stage" by the next statement: the database reads the files itself;
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
@@ -101,3 +109,5 @@ DROP TABLE IF EXISTS "idem_stage";
 DROP TABLE IF EXISTS "idem_stage_dedup";
 
 DROP TABLE IF EXISTS "idem_merge_plan";
+
+COMMIT;

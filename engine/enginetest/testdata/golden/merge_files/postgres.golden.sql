@@ -1,8 +1,21 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC; a merge may write any row of sales.orders;
+
+BEGIN;
+
+-- lock: sales.orders (whole table), waiting up to 10m: pg_advisory_xact_lock(-8467870317952494925) (the table's key, exclusive);
+
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
 
--- load $DIR/in/2026-11-28.csv into "idem_stage";
+-- load $DIR/in/2026-11-28.csv into "idem_stage" via COPY FROM STDIN (raw CSV: the server parses the files' bytes);
+
+CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "status" TEXT, "updated_at" TIMESTAMP, "is_deleted" BOOLEAN);
+
+COPY "idem_stage" ("order_id", "status", "updated_at", "is_deleted") FROM STDIN (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"', FORCE_NULL ("order_id", "status", "updated_at", "is_deleted"));
+
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
@@ -114,3 +127,5 @@ DROP TABLE IF EXISTS "idem_stage";
 DROP TABLE IF EXISTS "idem_stage_dedup";
 
 DROP TABLE IF EXISTS "idem_merge_plan";
+
+COMMIT;

@@ -1,8 +1,21 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC;
+
+BEGIN;
+
+-- lock: sales.orders partition 2026-11-28, waiting up to 10m: pg_advisory_xact_lock_shared(-8467870317952494925) (the table's key), pg_advisory_xact_lock(619689037655373971) (the partition's key);
+
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
 
--- load $DIR/in/2026/11/orders.csv into "idem_stage";
+-- load $DIR/in/2026/11/orders.csv into "idem_stage" via COPY FROM STDIN (raw CSV: the server parses the files' bytes);
+
+CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" TIMESTAMP, "status" TEXT, "amount" NUMERIC(12,2), "updated_at" TIMESTAMP);
+
+COPY "idem_stage" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at") FROM STDIN (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"', FORCE_NULL ("order_id", "customer_id", "created_at", "status", "amount", "updated_at"));
+
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
@@ -83,3 +96,5 @@ INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fi
 DROP TABLE IF EXISTS "idem_stage";
 
 DROP TABLE IF EXISTS "idem_stage_dedup";
+
+COMMIT;

@@ -1,3 +1,9 @@
+-- partition 2026-11-28T13: [2026-11-28 13:00:00, 2026-11-28 14:00:00) UTC;
+
+BEGIN;
+
+-- lock: main.events partition 2026-11-28T13, waiting up to 10m: the database file is this process's alone since it was opened (DuckDB's file lock); runs in this process take turns on it;
+
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
@@ -5,6 +11,8 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 DESCRIBE SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
 SELECT min((json ->> '$."ts"')) FILTER (WHERE try_strptime((json ->> '$."ts"'), ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches((json ->> '$."ts"'), '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json_objects(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+
+-- load $DIR/in/events.jsonl into "idem_stage" by the next statement: the database reads the files itself;
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
@@ -61,3 +69,5 @@ SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "
 INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";
+
+COMMIT;

@@ -1,8 +1,21 @@
+-- partition 2026-11-28T13: [2026-11-28 13:00:00, 2026-11-28 14:00:00) UTC;
+
+BEGIN;
+
+-- lock: public.events partition 2026-11-28T13, waiting up to 10m: pg_advisory_xact_lock_shared(5101445605436592471) (the table's key), pg_advisory_xact_lock(2740003659756986313) (the partition's key);
+
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
 
--- load $DIR/in/events.jsonl into "idem_stage";
+-- load $DIR/in/events.jsonl into "idem_stage" via COPY FROM STDIN (binary rows: the embedded DuckDB reads the files and sends their rows in batches of 100000);
+
+CREATE TEMP TABLE "idem_stage" ("ts" TIMESTAMP, "kind" TEXT, "n" BIGINT);
+
+COPY "idem_stage" ("ts", "kind", "n") FROM STDIN (FORMAT binary);
+
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
@@ -68,3 +81,5 @@ SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "
 INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";
+
+COMMIT;

@@ -1,3 +1,9 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC;
+
+BEGIN;
+
+-- lock: main.daily_orders partition 2026-11-28, waiting up to 10m: the database file is this process's alone since it was opened (DuckDB's file lock); runs in this process take turns on it;
+
 SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
@@ -59,3 +65,5 @@ SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "
 INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 DROP TABLE IF EXISTS "idem_stage";
+
+COMMIT;
