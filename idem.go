@@ -52,16 +52,7 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	if err := lint.Err(j); err != nil {
 		return nil, err
 	}
-	// A bad --date is a usage error: find it before the target is opened
-	// (opening a DuckDB target creates its file).
-	if _, err := j.Windows(opts.Date); err != nil {
-		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
-	}
-	lockTimeout := opts.LockTimeout
-	if lockTimeout <= 0 {
-		lockTimeout = 10 * time.Minute
-	}
-	db, err := Open(ctx, j.Target.URL, j.Dir, lockTimeout)
+	db, err := openForRun(ctx, j, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +68,22 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	// refused job, a failed or skipped run) removes the file again: exit 2
 	// promises nothing was touched, and a new target left unchanged is no
 	// target. Only an engine that creates files at Open has this.
-	if u, ok := db.(interface {
-		RemoveIfUnused(context.Context) (bool, error)
-	}); ok {
-		u.RemoveIfUnused(context.WithoutCancel(ctx))
-		return results, err
-	}
-	db.Close()
+	closeTarget(ctx, db)
 	return results, err
+}
+
+// openForRun opens a job's target for a run, a plan or a verify of
+// opts.Date. A bad --date is a usage error found before anything is opened
+// (opening a DuckDB target creates its file).
+func openForRun(ctx context.Context, j *Job, opts Options) (engine.DB, error) {
+	if _, err := j.Windows(opts.Date); err != nil {
+		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
+	}
+	lockTimeout := opts.LockTimeout
+	if lockTimeout <= 0 {
+		lockTimeout = 10 * time.Minute
+	}
+	return Open(ctx, j.Target.URL, j.Dir, lockTimeout)
 }
 
 // ErrTarget marks a target URL that cannot be used: malformed, naming an

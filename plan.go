@@ -2,7 +2,6 @@ package idem
 
 import (
 	"context"
-	"time"
 
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/lint"
@@ -22,15 +21,7 @@ func Plan(ctx context.Context, j *Job, opts Options) ([]PartitionPlan, error) {
 	if err := lint.Err(j); err != nil {
 		return nil, err
 	}
-	// As in Run: a bad --date is found before opening creates a file.
-	if _, err := j.Windows(opts.Date); err != nil {
-		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
-	}
-	lockTimeout := opts.LockTimeout
-	if lockTimeout <= 0 {
-		lockTimeout = 10 * time.Minute
-	}
-	db, err := Open(ctx, j.Target.URL, j.Dir, lockTimeout)
+	db, err := openForRun(ctx, j, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -41,12 +32,6 @@ func Plan(ctx context.Context, j *Job, opts Options) ([]PartitionPlan, error) {
 		plans[i].Error = red.String(plans[i].Error)
 		plans[i].Result.Error = red.String(plans[i].Result.Error)
 	}
-	if u, ok := db.(interface {
-		RemoveIfUnused(context.Context) (bool, error)
-	}); ok {
-		u.RemoveIfUnused(context.WithoutCancel(ctx))
-		return plans, err
-	}
-	db.Close()
+	closeTarget(ctx, db)
 	return plans, err
 }

@@ -23,14 +23,7 @@ type VerifyReport = runner.VerifyReport
 // On DuckDB, Verify holds the database file for its whole duration, as a
 // run does: other processes wait for it (up to their lock timeout).
 func Verify(ctx context.Context, j *Job, opts Options) (*VerifyReport, error) {
-	if _, err := j.Windows(opts.Date); err != nil {
-		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
-	}
-	lockTimeout := opts.LockTimeout
-	if lockTimeout <= 0 {
-		lockTimeout = 10 * time.Minute
-	}
-	db, err := Open(ctx, j.Target.URL, j.Dir, lockTimeout)
+	db, err := openForRun(ctx, j, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +35,7 @@ func Verify(ctx context.Context, j *Job, opts Options) (*VerifyReport, error) {
 		db.Close()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		db, err2 := Open(cctx, j.Target.URL, j.Dir, lockTimeout)
+		db, err2 := openForRun(cctx, j, opts)
 		if err2 == nil {
 			err2 = runner.DropScratch(cctx, db, rep.Leftover)
 			db.Close()
@@ -62,12 +55,6 @@ func Verify(ctx context.Context, j *Job, opts Options) (*VerifyReport, error) {
 	}
 	// A DuckDB file that verify created holds nothing once the scratch
 	// tables are gone: it is removed, as after a refused run.
-	if u, ok := db.(interface {
-		RemoveIfUnused(context.Context) (bool, error)
-	}); ok {
-		u.RemoveIfUnused(context.WithoutCancel(ctx))
-		return rep, err
-	}
-	db.Close()
+	closeTarget(ctx, db)
 	return rep, err
 }
