@@ -51,18 +51,15 @@ func LocateEmpty(paths []string, format string, cols []string, limit int) ([]Loc
 	return out, nil
 }
 
-// csvDelimiters are tried in turn: the one whose header holds every column
-// is the file's.
-var csvDelimiters = []rune{',', ';', '\t', '|'}
-
+// locateCSV reads the file with the delimiter its header gives, as the
+// reader that staged it did.
 func locateCSV(path string, cols []string, limit int) ([]Location, error) {
-	for _, delim := range csvDelimiters {
-		found, ok, err := locateCSVDelim(path, delim, cols, limit)
-		if ok || err != nil {
-			return found, err
-		}
+	delim, err := CSVDelimiter(path)
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	found, _, err := locateCSVDelim(path, rune(delim), cols, limit)
+	return found, err
 }
 
 func locateCSVDelim(path string, delim rune, cols []string, limit int) ([]Location, bool, error) {
