@@ -79,6 +79,10 @@ type Dialect interface {
 	String(s string) string
 	// Placeholder is the n-th (1-based) bind parameter.
 	Placeholder(n int) string
+}
+
+// Types is how an engine reads its column types.
+type Types interface {
 	// TimeKindOf classifies a column type for partition windows; ok is false
 	// for types that are not dates or timestamps.
 	TimeKindOf(sqlType string) (k TimeKind, ok bool)
@@ -91,19 +95,35 @@ type Dialect interface {
 	ContentKey(expr, sqlType string) string
 }
 
-// Statements returns the SQL text of the steps whose spelling differs
-// between engines. Steps spelled the same everywhere are built by the runner
-// from a Dialect.
-type Statements interface {
-	StagingStatements
-	MergeStatements
-	LedgerStatements
+// Comparer is what the row order (RowOrder, the merge's guard) is spelled
+// with: quoting, and values compared by content.
+type Comparer interface {
+	Dialect
+	ContentKey(expr, sqlType string) string
 }
 
-// StagingStatements read input into temporary tables and describe tables.
-type StagingStatements interface {
-	// StageFiles creates temporary table stage from the input files.
-	StageFiles(stage string, in FileInput) (string, error)
+// SQL is all the SQL text of one engine, grouped by purpose: every
+// statement a run, a plan, a verify or the ledger executes comes from one of
+// these. Each group is a small interface; the groups spelled the same by
+// every engine so far have a standard implementation (Standard), which an
+// engine that spells them differently replaces.
+type SQL struct {
+	Dialect
+	Types   Types
+	Stage   Stager
+	Files   FileStager // nil when the engine loads files itself (FileLoader)
+	Catalog Catalog
+	Check   Checksummer
+	Merge   Merger
+	Inspect Inspector
+	Write   Writer
+	Cond    Conditions
+	Temp    Temp
+	Ledger  LedgerStatements
+}
+
+// Stager reads input into temporary tables and shapes the target.
+type Stager interface {
 	// StageQuery creates temporary table stage from a query's result.
 	StageQuery(stage, query string) string
 	// Dedup creates temporary table dst from src with one row per key: the
@@ -115,16 +135,93 @@ type StagingStatements interface {
 	// CreateTableFrom creates target with stage's columns (and no rows),
 	// plus a loadedAt column when given.
 	CreateTableFrom(target Table, stage, loadedAt string) []string
+	// AddColumn adds stage's column c to target, nullable, with its staged
+	// type.
+	AddColumn(target Table, stage string, c Column) string
+}
+
+// FileStager is an engine that reads input files in SQL (DuckDB's
+// read_csv); an engine without one loads files itself (FileLoader).
+type FileStager interface {
+	// StageFiles creates temporary table stage from the input files.
+	StageFiles(stage string, in FileInput) (string, error)
+}
+
+// Catalog asks the database about tables.
+type Catalog interface {
+	// TableExists selects one row if the table exists; args are bound.
+	TableExists(t Table) (string, []any)
+	// GeneratedColumns selects the names of target columns whose values
+	// the database generates (identity, serial, uuid defaults).
+	GeneratedColumns(t Table) (string, []any)
+}
+
+// Checksummer checksums rows.
+type Checksummer interface {
 	// Checksum selects (count, checksum) over cols of table, filtered by
 	// where (already SQL, or ""). The checksum is an order-independent,
 	// duplicate-sensitive sum of row hashes, returned as text. The types let
 	// an engine pick how each column is hashed.
 	Checksum(table string, cols []Column, where string) string
-	// TableExists selects one row if the table exists; args are bound.
-	TableExists(t Table) (string, []any)
-	// AddColumn adds stage's column c to target, nullable, with its staged
-	// type.
-	AddColumn(target Table, stage string, c Column) string
+}
+
+// Inspector reads rows: columns, counts, samples. Tables are quoted.
+type Inspector interface {
+	// Columns selects no row of table, for its columns' names and types.
+	Columns(table string) string
+	// Count selects the number of rows of table where cond holds ("" for
+	// every row).
+	Count(table, cond string) string
+	// CountDistinct selects the number of distinct values of cols (names)
+	// in table.
+	CountDistinct(table string, cols []string) string
+	// Sample selects up to n rows of cols (names) of table where cond
+	// holds, as text, in the order of that text.
+	Sample(table string, cols []string, cond string, n int) string
+	// GroupCount selects each value of expr over table where cond holds
+	// ("" for every row), with its number of rows, in the order of expr.
+	GroupCount(table, expr, cond string) string
+	// Tally selects each value of column col (a name) of table with its
+	// number of rows.
+	Tally(table, col string) string
+}
+
+// Writer writes a partition.
+type Writer interface {
+	// DeleteWhere deletes the rows of table (quoted) where cond holds.
+	DeleteWhere(table, cond string) string
+	// InsertSelect copies cols (names) of src, where cond holds, into
+	// table (both quoted); with loadedAt, that column is bound to
+	// parameter 1.
+	InsertSelect(table string, cols []string, loadedAt, src, cond string) string
+	// Placement selects, over table, the number of rows, of rows where
+	// cond holds, and of rows whose column col (a name) is NULL.
+	Placement(table, cond, col string) string
+}
+
+// Conditions spells the predicates that select rows. Columns are names.
+type Conditions interface {
+	// Between is col >= lo AND col < hi (lo and hi literals).
+	Between(col, lo, hi string) string
+	// AnyNull holds when any of cols is NULL.
+	AnyNull(cols []string) string
+	// NotNull holds when col is not NULL.
+	NotNull(col string) string
+	// In holds when col is one of the string values.
+	In(col string, values ...string) string
+	// Not negates cond.
+	Not(cond string) string
+	// And holds when every cond does.
+	And(conds ...string) string
+}
+
+// Temp changes the run's temporary tables.
+type Temp interface {
+	// AlterType converts column col of temporary table stage to typ, as an
+	// INSERT into a column of that type would.
+	AlterType(stage, col, typ string) string
+	// DropTemp drops temporary table name if it exists.
+	DropTemp(name string) string
 }
 
 // Merge actions, as the merge plan's action column holds them. A staged
@@ -152,8 +249,8 @@ type MergeSpec struct {
 	LoadedAt   string   // optional metadata column, bound as parameter 1
 }
 
-// MergeStatements are the merge strategy's steps.
-type MergeStatements interface {
+// Merger spells the merge strategy's steps.
+type Merger interface {
 	// Tombstones creates m.Tombstones if it does not exist: the target's
 	// columns, and a primary key or unique index on the key.
 	Tombstones(m MergeSpec) []string
@@ -166,9 +263,6 @@ type MergeStatements interface {
 	// writes and removes tombstones, then the one that inserts keys into
 	// the target.
 	Merge(plan, action string, m MergeSpec) []string
-	// GeneratedColumns selects the names of target columns whose values
-	// the database generates (identity, serial, uuid defaults).
-	GeneratedColumns(t Table) (string, []any)
 }
 
 // LedgerStatements create and write the ledger.
@@ -187,21 +281,27 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// DB is one open target: a dialect and a pinned connection.
+// DB is one open target: its SQL and one pinned connection, on which
+// temporary tables live.
 type DB interface {
-	Dialect() Dialect
-	Statements() Statements
-	// Conn is the one connection a run uses: temporary tables live on it.
-	Conn() *sql.Conn
+	SQL() *SQL
+	// Conn runs statements outside a transaction, on the pinned connection.
+	Conn() Querier
+	// Begin starts the data transaction on the pinned connection.
+	Begin(ctx context.Context) (*sql.Tx, error)
 	// Lock makes tx the only writer of what scope covers until tx ends,
 	// waiting at most timeout; the caller calls release after tx has ended.
 	// It returns an error wrapping ErrLocked when the wait ran out.
 	Lock(ctx context.Context, tx *sql.Tx, scope LockScope, timeout time.Duration) (release func(), err error)
-	// DefaultSchema is where an unqualified table name lives.
-	DefaultSchema() string
-	// LedgerTable is where idem_runs lives in this database.
-	LedgerTable() Table
+	// Names says where things live in this database.
+	Names() Names
 	Close() error
+}
+
+// Names is where things live in one database.
+type Names struct {
+	DefaultSchema string // where an unqualified table name lives
+	Ledger        Table  // idem_runs
 }
 
 // LockScope is what a run writes: one partition of a table, or (Partition
@@ -280,3 +380,23 @@ type ErrorInterpreter interface {
 // ErrLocked is returned when another run held the lock for longer than the
 // lock timeout. The CLI maps it to exit 75.
 var ErrLocked = errors.New("partition is locked by another run")
+
+// Swapper is an optional DB ability of an engine whose DDL commits the
+// open transaction (MySQL, MariaDB). Guarantee 2 then rests on staging and
+// an atomic swap instead of one transaction: the runner keeps every DDL
+// statement out of the data transaction, which holds DML only. It stages
+// the input and runs its checks and DDL before the transaction begins, and
+// drops its temporary tables after it ends; Lock is called with a nil tx
+// and holds until release. A run that must change the target's shape
+// (create it, add a column) builds the new table beside it, writes into
+// that in the data transaction, and then swaps it in.
+type Swapper interface {
+	// Swap puts built in table's place in one atomic step, dropping the
+	// old table; exists says whether table exists.
+	Swap(table, built Table, exists bool) []string
+	// Drop drops table t if it exists (a crashed run's built table).
+	Drop(t Table) string
+}
+
+// BuildSuffix names the table a Swapper run builds to replace a target.
+const BuildSuffix = "__idem_build"

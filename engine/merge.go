@@ -30,7 +30,7 @@ func byDelete(d Dialect, m MergeSpec, ifDelete, ifLive string) string {
 // row: the target's live row, else its tombstone. The target's key is unique
 // (idem's merges keep it so) and so is the tombstones', so the joins do not
 // multiply rows.
-func StandardMergePlan(d Dialect, plan, src, action string, m MergeSpec) string {
+func StandardMergePlan(d Comparer, plan, src, action string, m MergeSpec) string {
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
 		k, precedes(d, m, "s", "t"), byDelete(d, m, MergeDelete, MergeUpdate), d.String(MergeSkip))
@@ -53,7 +53,7 @@ func StandardMergePlan(d Dialect, plan, src, action string, m MergeSpec) string 
 // than one MERGE of every row on both DuckDB and PostgreSQL; the plan was
 // made in the same transaction under the run's lock, so its new keys are
 // still new.
-func StandardMerge(d Dialect, plan, action string, m MergeSpec) []string {
+func StandardMerge(d Comparer, plan, action string, m MergeSpec) []string {
 	isKey := map[string]bool{}
 	for _, k := range m.Key {
 		isKey[k] = true

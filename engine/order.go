@@ -54,7 +54,7 @@ func qualify(d Dialect, q, col string) string {
 
 // RowOrder is the ORDER BY list (without the key) that puts a key's first
 // row first, for a dialect's Dedup.
-func RowOrder(d Dialect, key []string, latestBy, deleteWhen string, cols []Column) []string {
+func RowOrder(d Comparer, key []string, latestBy, deleteWhen string, cols []Column) []string {
 	var order []string
 	if latestBy != "" {
 		order = append(order, d.ContentKey(d.Ident(latestBy), colType(cols, latestBy))+" DESC NULLS LAST")
@@ -72,7 +72,7 @@ func RowOrder(d Dialect, key []string, latestBy, deleteWhen string, cols []Colum
 // order (and false when they are equal). It is the lexicographic comparison
 // spelled out, null-safe and linear in the number of columns:
 // lt1 OR (eq1 AND (lt2 OR (eq2 AND …))).
-func precedes(d Dialect, m MergeSpec, s, t string) string {
+func precedes(d Comparer, m MergeSpec, s, t string) string {
 	expr := ""
 	// then wraps the comparison of one more significant column around the
 	// comparison of the rest.

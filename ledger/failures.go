@@ -41,7 +41,7 @@ func (f *Failure) fields() []any {
 // another name (verify's scratch ledger, X_runs) has its own failures
 // table (X_failures), so runs against it never write the real one.
 func FailuresTable(db engine.DB) engine.Table {
-	l := db.LedgerTable()
+	l := db.Names().Ledger
 	name := "idem_failures"
 	if l.Name != "idem_runs" {
 		name = strings.TrimSuffix(l.Name, "_runs") + "_failures"
@@ -69,7 +69,7 @@ func failuresDDL(d engine.Dialect, t engine.Table) string {
 
 // tableExists reports whether t exists.
 func tableExists(ctx context.Context, q engine.Querier, db engine.DB, t engine.Table) (bool, error) {
-	query, args := db.Statements().TableExists(t)
+	query, args := db.SQL().Catalog.TableExists(t)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return false, err
@@ -92,7 +92,7 @@ func RecordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 }
 
 func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) error {
-	d := db.Dialect()
+	d := db.SQL()
 	t := FailuresTable(db)
 	if _, err := q.ExecContext(ctx, failuresDDL(d, t)); err != nil {
 		// Two first failures at once on a server can race to create it;
@@ -102,7 +102,7 @@ func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 		}
 	}
 	runSeq := fmt.Sprintf("SELECT coalesce(max(%s), 0) FROM %s WHERE %s = %s AND %s = %s",
-		d.Ident("seq"), d.Table(db.LedgerTable()), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+		d.Ident("seq"), d.Table(db.Names().Ledger), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
 	if err := q.QueryRowContext(ctx, runSeq, f.Job, f.Partition).Scan(&f.AfterRunSeq); err != nil {
 		return fmt.Errorf("recording the failure: %w", err)
 	}
@@ -115,7 +115,7 @@ func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 	for i, p := range f.fields() {
 		args[i] = deref(p)
 	}
-	if _, err := q.ExecContext(ctx, db.Statements().Upsert(t, FailureColumns, []string{"job", "partition", "run_id"}), args...); err != nil {
+	if _, err := q.ExecContext(ctx, db.SQL().Ledger.Upsert(t, FailureColumns, []string{"job", "partition", "run_id"}), args...); err != nil {
 		return fmt.Errorf("recording the failure: %w", err)
 	}
 	return nil
@@ -128,7 +128,7 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 	if ok, err := tableExists(ctx, q, db, t); err != nil || !ok {
 		return nil, err
 	}
-	d := db.Dialect()
+	d := db.SQL()
 	cols := make([]string, len(FailureColumns))
 	for i, c := range FailureColumns {
 		cols[i] = d.Ident(c)
@@ -154,11 +154,11 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 // LastRuns returns, per partition of job, its latest committed run (none
 // when idem_runs does not exist yet). Reading never creates the ledger.
 func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (map[string]Entry, error) {
-	if ok, err := tableExists(ctx, q, db, db.LedgerTable()); err != nil || !ok {
+	if ok, err := tableExists(ctx, q, db, db.Names().Ledger); err != nil || !ok {
 		return nil, err
 	}
-	d := db.Dialect()
-	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s ORDER BY %s, %s",
+	d := db.SQL()
+	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s ORDER BY %s, %s",
 		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
 	rows, err := q.QueryContext(ctx, query, job)
 	if err != nil {

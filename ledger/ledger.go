@@ -70,9 +70,9 @@ func (e *Entry) fields() []any {
 // previous run. The catalog is asked rather than the table, so the answer
 // costs no failed statement (which would abort a PostgreSQL transaction).
 func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current bool, err error) {
-	d, t := db.Dialect(), db.LedgerTable()
+	d, t := db.SQL(), db.Names().Ledger
 	if t.Schema == "" {
-		t.Schema = db.DefaultSchema()
+		t.Schema = db.Names().DefaultSchema
 	}
 	rows, err := q.QueryContext(ctx, fmt.Sprintf(
 		"SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = %s AND table_name = %s",
@@ -108,7 +108,7 @@ func Exists(ctx context.Context, q engine.Querier, db engine.DB) (bool, error) {
 // Ensure creates idem_runs if it does not exist, and adds the columns an
 // older version's ledger lacks.
 func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
-	for _, ddl := range db.Statements().LedgerDDL(db.LedgerTable()) {
+	for _, ddl := range db.SQL().Ledger.LedgerDDL(db.Names().Ledger) {
 		if _, err := q.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("creating the ledger table: %w", err)
 		}
@@ -129,11 +129,11 @@ func selectSQL(d engine.Dialect, t engine.Table) string {
 
 // Last returns the latest committed run of (job, partition), or nil.
 func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition string) (*Entry, error) {
-	d := db.Dialect()
+	d := db.SQL()
 	// A partition has a few rows; picking the latest here is cheaper than
 	// ORDER BY … LIMIT 1, which DuckDB runs as a top-N costing about 2 ms a
 	// call (every run, and a backfill's skips, call it once).
-	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s AND %s = %s",
+	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s AND %s = %s",
 		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
 	rows, err := q.QueryContext(ctx, query, job, partition)
 	if err != nil {
@@ -158,8 +158,8 @@ func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition st
 
 // Find returns the ledger row of one run id, or nil.
 func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, runID string) (*Entry, error) {
-	d := db.Dialect()
-	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s AND %s = %s AND %s = %s",
+	d := db.SQL()
+	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s AND %s = %s AND %s = %s",
 		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2), d.Ident("run_id"), d.Placeholder(3))
 	var e Entry
 	err := q.QueryRowContext(ctx, query, job, partition, runID).Scan(e.fields()...)
@@ -175,9 +175,9 @@ func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, r
 // Owners returns the jobs other than job that have written table (as
 // "schema.name"), sorted.
 func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job string) ([]string, error) {
-	d := db.Dialect()
+	d := db.SQL()
 	query := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s = %s AND %s <> %s ORDER BY 1",
-		d.Ident("job"), d.Table(db.LedgerTable()), d.Ident("target_table"), d.Placeholder(1), d.Ident("job"), d.Placeholder(2))
+		d.Ident("job"), d.Table(db.Names().Ledger), d.Ident("target_table"), d.Placeholder(1), d.Ident("job"), d.Placeholder(2))
 	rows, err := q.QueryContext(ctx, query, table, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
@@ -197,9 +197,9 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 // Write records e, giving it the next sequence number of its partition. Call
 // it inside the run's transaction, after the partition lock is held.
 func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error {
-	d := db.Dialect()
+	d := db.SQL()
 	seqSQL := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1, count(*) FILTER (WHERE %s = %s) FROM %s WHERE %s = %s AND %s = %s",
-		d.Ident("seq"), d.Ident("run_id"), d.Placeholder(3), d.Table(db.LedgerTable()), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+		d.Ident("seq"), d.Ident("run_id"), d.Placeholder(3), d.Table(db.Names().Ledger), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
 	var same int64
 	if err := q.QueryRowContext(ctx, seqSQL, e.Job, e.Partition, e.RunID).Scan(&e.Seq, &same); err != nil {
 		return fmt.Errorf("writing the ledger: %w", err)
@@ -211,9 +211,9 @@ func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error 
 	// A new run id is a plain insert: the partition's lock keeps out any
 	// other writer of its rows, and DuckDB's ON CONFLICT costs several
 	// milliseconds a run (a backfill writes hundreds).
-	stmt := insertSQL(d, db.LedgerTable(), Columns)
+	stmt := insertSQL(d, db.Names().Ledger, Columns)
 	if same > 0 {
-		stmt = db.Statements().Upsert(db.LedgerTable(), Columns, Key)
+		stmt = db.SQL().Ledger.Upsert(db.Names().Ledger, Columns, Key)
 	}
 	if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
 		return fmt.Errorf("writing the ledger: %w", err)

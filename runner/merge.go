@@ -13,11 +13,12 @@ import (
 // actionColumn is the merge plan's column saying what happens to each row.
 const actionColumn = "_idem_action"
 
-// merge writes each staged row that precedes its key's current row in the
-// row order (engine.RowOrder): a newer version, or an equal version first by
+// planMerge decides what the merge does with each staged row: it writes
+// each staged row that precedes its key's current row in the row order
+// (engine.RowOrder): a newer version, or an equal version first by
 // content. With delete_when, deletes are remembered in a tombstone table, so
 // an older or equal version never brings a deleted key back.
-func (r *run) merge(ctx context.Context) error {
+func (r *run) planMerge(ctx context.Context) error {
 	if !r.staged || r.res.RowsIn == 0 {
 		if !r.job.AllowEmpty {
 			return r.emptyError(ctx)
@@ -28,33 +29,45 @@ func (r *run) merge(ctx context.Context) error {
 		return err
 	}
 	j := r.job
-	spec := engine.MergeSpec{
-		Target: engine.Table(j.Table()), Key: j.Key, LatestBy: j.LatestBy,
+	r.merge = engine.MergeSpec{
+		Target: r.writeTarget(), Key: j.Key, LatestBy: j.LatestBy,
 		DeleteWhen: j.DeleteWhen, Cols: r.stageCols, LoadedAt: j.LoadedAt,
 	}
 	if j.DeleteWhen != "" {
-		tomb, err := engine.TombstoneTable(spec.Target)
+		tomb, err := engine.TombstoneTable(engine.Table(j.Table()))
 		if err != nil {
 			return &job.Error{File: j.Path, Problems: []job.Problem{{Path: "target.table", Msg: err.Error()}}}
 		}
-		spec.Tombstones = tomb
-		if err := r.ensureTombstones(ctx, spec); err != nil {
+		r.merge.Tombstones = tomb
+		if err := r.ensureTombstones(ctx, r.merge); err != nil {
 			return err
 		}
 	}
-	if _, err := r.s.exec(ctx, r.st.MergePlan(planTable, r.src, actionColumn, spec)); err != nil {
+	if _, err := r.s.exec(ctx, r.sql.Merge.MergePlan(planTable, r.src, actionColumn, r.merge)); err != nil {
 		return fmt.Errorf("planning the merge: %w", err)
 	}
-	rows, err := r.s.QueryContext(ctx, fmt.Sprintf("SELECT %s, count(*) FROM %s GROUP BY %s",
-		r.d.Ident(actionColumn), r.d.Ident(planTable), r.d.Ident(actionColumn)))
+	if err := r.countActions(ctx); err != nil {
+		return err
+	}
+	// A merge's row count and checksum describe the rows it wrote: a scan
+	// of the whole target on every merge would cost more than the merge.
+	written := r.sql.Cond.In(actionColumn, engine.MergeInsert, engine.MergeReinsert, engine.MergeUpdate)
+	var err error
+	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, r.sql.Ident(planTable), r.dataColumns(r.stageCols), written)
+	return err
+}
+
+// countActions reads the merge plan's counts into the result.
+func (r *run) countActions(ctx context.Context) error {
+	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.Tally(r.sql.Ident(planTable), actionColumn))
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var action string
 		var n int64
 		if err := rows.Scan(&action, &n); err != nil {
-			rows.Close()
 			return err
 		}
 		switch action {
@@ -70,31 +83,35 @@ func (r *run) merge(ctx context.Context) error {
 			r.res.SkippedOlder = n
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	// A merge's row count and checksum describe the rows it wrote: a scan
-	// of the whole target on every merge would cost more than the merge.
-	written := fmt.Sprintf("%s IN (%s, %s, %s)", r.d.Ident(actionColumn),
-		r.d.String(engine.MergeInsert), r.d.String(engine.MergeReinsert), r.d.String(engine.MergeUpdate))
-	if r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, r.d.Ident(planTable), r.dataColumns(r.stageCols), written); err != nil {
-		return err
+	return rows.Err()
+}
+
+// mergeMatched applies the plan's first statement: matched keys deleted or
+// updated.
+func (r *run) mergeMatched(ctx context.Context) error { return r.applyMerge(ctx, true) }
+
+// mergeRest applies the rest: tombstones, then the new keys.
+func (r *run) mergeRest(ctx context.Context) error { return r.applyMerge(ctx, false) }
+
+func (r *run) applyMerge(ctx context.Context, first bool) error {
+	if r.merge.Target.Name == "" { // an empty input, allowed
+		return nil
 	}
 	var args []any
-	if j.LoadedAt != "" {
+	if r.job.LoadedAt != "" {
 		args = append(args, r.opts.Now().UTC())
 	}
-	stmts := r.st.Merge(planTable, actionColumn, spec)
-	for i, q := range stmts {
+	stmts := r.sql.Merge.Merge(planTable, actionColumn, r.merge)
+	if first {
+		stmts = stmts[:1]
+	} else {
+		stmts = stmts[1:]
+	}
+	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("merging into %s: %w", j.Target.Table, err)
-		}
-		if i == 0 {
-			r.crash(CrashAfterDelete) // matched keys deleted or updated
+			return fmt.Errorf("merging into %s: %w", r.job.Target.Table, err)
 		}
 	}
-	r.crash(CrashAfterWrite)
 	return nil
 }
 
@@ -102,12 +119,12 @@ func (r *run) merge(ctx context.Context) error {
 // columns it lacks: they were added to the target (on_schema_change:
 // add_columns) after the tombstone table was made like it.
 func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error {
-	for _, q := range r.st.Tombstones(spec) {
+	for _, q := range r.sql.Merge.Tombstones(spec) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating the tombstone table %s: %w", spec.Tombstones.Name, err)
 		}
 	}
-	have, err := r.s.columns(ctx, r.d, r.d.Table(spec.Tombstones))
+	have, err := r.s.columns(ctx, r.sql, r.sql.Table(spec.Tombstones))
 	if err != nil {
 		return err
 	}
@@ -115,7 +132,7 @@ func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error
 		if slices.Contains(names(have), c.Name) {
 			continue
 		}
-		if _, err := r.s.exec(ctx, r.st.AddColumn(spec.Tombstones, stageTable, c)); err != nil {
+		if _, err := r.s.exec(ctx, r.sql.Stage.AddColumn(spec.Tombstones, stageTable, c)); err != nil {
 			return fmt.Errorf("adding column %q to %s: %w", c.Name, spec.Tombstones.Name, err)
 		}
 	}
@@ -139,9 +156,7 @@ func (r *run) alignStage(ctx context.Context) error {
 		if !ok || strings.EqualFold(typ, c.Type) {
 			continue
 		}
-		col := r.d.Ident(c.Name)
-		q := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING CAST(%s AS %s)", r.d.Ident(stageTable), col, typ, col, typ)
-		if _, err := r.s.exec(ctx, q); err != nil {
+		if _, err := r.s.exec(ctx, r.sql.Temp.AlterType(stageTable, c.Name, typ)); err != nil {
 			return &InputError{Msg: fmt.Sprintf("column %q of the input does not convert to %s, its type in %s: %v", c.Name, typ, r.job.Target.Table, err)}
 		}
 		changed = true
@@ -150,14 +165,14 @@ func (r *run) alignStage(ctx context.Context) error {
 		return nil
 	}
 	var err error
-	r.stageCols, err = r.s.columns(ctx, r.d, r.d.Ident(stageTable))
+	r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable))
 	return err
 }
 
 // checkGeneratedKey refuses a merge key the database generates: every rerun
 // would mint new keys and the target would fill with duplicates.
 func (r *run) checkGeneratedKey(ctx context.Context) error {
-	q, args := r.st.GeneratedColumns(engine.Table(r.job.Table()))
+	q, args := r.sql.Catalog.GeneratedColumns(engine.Table(r.job.Table()))
 	rows, err := r.s.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err

@@ -176,7 +176,7 @@ func (r *run) lockMarker() string {
 
 // loadMarker describes a bulk load of files into the staging table.
 func (r *run) loadMarker(files []string, how string) string {
-	return engine.LoadNote(files, r.d.Ident(stageTable), how)
+	return engine.LoadNote(files, r.sql.Ident(stageTable), how)
 }
 
 // loadFiles has the engine's loader stage the files, recording what it

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/idemdata/idem/engine"
@@ -159,8 +158,11 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 // runWindow runs one partition (opts already defaulted, the ledger
 // ensured). A failure is recorded in the failures table, best effort.
 func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts Options) (Result, error) {
-	r := &run{db: db, d: db.Dialect(), st: db.Statements(), job: j, w: w, opts: opts, log: opts.Logger,
+	r := &run{db: db, sql: db.SQL(), job: j, w: w, opts: opts, log: opts.Logger,
 		res: Result{Job: j.Name, Partition: w.Label}}
+	if sw, ok := db.(engine.Swapper); ok {
+		r.swap = sw
+	}
 	began := time.Now()
 	err := interpret(ctx, db, r.do(ctx))
 	r.res.DurationMS = time.Since(began).Milliseconds()
@@ -190,245 +192,6 @@ func interpret(ctx context.Context, db engine.DB, err error) error {
 		return in.Interpret(err)
 	}
 	return err
-}
-
-// run is one partition's run.
-type run struct {
-	ctx  context.Context // for WaitAt only; steps take their own ctx
-	db   engine.DB
-	d    engine.Dialect
-	st   engine.Statements
-	job  *job.Job
-	w    job.Window
-	opts Options
-	log  *slog.Logger
-	s    *session
-	res  Result
-
-	// What the steps learn, in order.
-	table      string          // the target, quoted
-	ledger     bool            // idem_runs exists
-	exists     bool            // the target table exists
-	targetCols []engine.Column // its columns
-	files      []string        // the input files, for locating bad rows
-	newCols    []engine.Column // input columns the target lacks (add_columns)
-	staged     bool            // the input was read into stageTable
-	stageCols  []engine.Column // the input's columns
-	src        string          // stageTable, or dedupTable when de-duplicated
-}
-
-func (r *run) crash(point string) {
-	if r.opts.WaitAt == point && r.ctx != nil {
-		r.log.Warn("waiting on purpose until interrupted", "point", point)
-		<-r.ctx.Done()
-	}
-	if r.opts.CrashAt != point {
-		return
-	}
-	r.log.Warn("crashing on purpose", "point", point)
-	// What kill -9 would do: no deferred cleanup, no rollback.
-	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	select {}
-}
-
-// do runs one partition: the same order of steps for every strategy and
-// engine, in one transaction holding the partition's lock.
-func (r *run) do(ctx context.Context) (err error) {
-	r.ctx = ctx
-	j, w := r.job, r.w
-	startedAt := r.opts.Now()
-	// The markers (partition, BEGIN, lock, COMMIT) go through the same
-	// recorder as the statements, so golden files and `idem plan` show
-	// where the transaction and the lock begin and end.
-	r.s = &session{q: r.db.Conn(), rec: r.opts.Record, plan: r.opts.plan, log: r.log}
-	r.s.mark(KindPartition, r.partitionMarker())
-	closed := !j.HeldBackByClosure() || j.Closed(w, r.opts.AsOf)
-	if !closed && !r.opts.AllowOpen {
-		r.res.Action = ActionNotClosed
-		r.res.ClosesAt = j.ClosesAt(w).UTC().Format(time.RFC3339)
-		return nil
-	}
-
-	if err := r.checkColumnTypes(ctx); err != nil {
-		return err
-	}
-	r.s.mark(KindBegin, "BEGIN")
-	tx, err := r.db.Conn().BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	r.s.q = tx
-	r.s.mark(KindLock, r.lockMarker())
-	release, err := r.db.Lock(ctx, tx, r.lockScope(), r.opts.LockTimeout)
-	if err != nil {
-		r.s.mark(KindRollback, "ROLLBACK")
-		tx.Rollback()
-		return err
-	}
-	defer func() {
-		if err != nil {
-			r.s.mark(KindRollback, "ROLLBACK")
-			tx.Rollback()
-		}
-		release()
-	}()
-	r.table = r.d.Table(engine.Table(j.Table()))
-	// Looked up under the lock: a run of this partition that just
-	// committed may have created it. A ledger of an older version is
-	// brought up to date in this transaction, so that it can be read; a
-	// refused run rolls that back too.
-	exists, current, err := r.ledgerState(ctx)
-	if err != nil {
-		return err
-	}
-	if exists && !current {
-		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
-			return err
-		}
-	}
-	r.ledger = exists
-	if err := r.checkOwner(ctx); err != nil {
-		return err
-	}
-
-	if r.exists, err = r.tableExists(ctx); err != nil {
-		return err
-	}
-	if r.exists {
-		if r.targetCols, err = r.s.columns(ctx, r.d, r.table); err != nil {
-			return err
-		}
-	}
-
-	// Files are fingerprinted from their bytes before anything is read into
-	// the database, so a skipped run reads nothing.
-	var files []string
-	if j.Source.HasFiles() {
-		globs := make([]string, len(j.Source.Files))
-		for i, f := range j.Source.Files {
-			globs[i] = job.RenderPath(f, w)
-		}
-		if files, err = source.Files(j.Dir, globs); err != nil {
-			return err
-		}
-		r.files = files
-		if len(files) == 0 && !j.AllowEmpty {
-			return &InputError{Msg: fmt.Sprintf("no input: no file matches %s (in %s); nothing was loaded (set allow_empty: true if an empty delivery is normal)",
-				quoteAll(globs), j.Dir)}
-		}
-		fp, err := source.FingerprintFiles(files)
-		if err != nil {
-			return err
-		}
-		if skipped, err := r.skip(ctx, fp); err != nil || skipped {
-			return r.finishSkip(tx, err, skipped)
-		}
-	}
-
-	r.staged = true
-	r.report(StepStaging)
-	switch {
-	case j.Source.Query != "":
-		if _, err := r.s.exec(ctx, r.st.StageQuery(stageTable, job.RenderSQL(j.Source.Query, w, r.d))); err != nil {
-			return fmt.Errorf("running source.query: %w", err)
-		}
-	case len(files) > 0:
-		if err := r.stageFiles(ctx, tx, files); err != nil {
-			return r.readError(files, err)
-		}
-	default:
-		r.staged = false
-		r.log.Info("no input files; allow_empty accepts it")
-	}
-	r.crash(CrashAfterStage)
-
-	if r.staged {
-		if r.stageCols, err = r.s.columns(ctx, r.d, r.d.Ident(stageTable)); err != nil {
-			return err
-		}
-		if err := r.checkColumns(r.stageCols, r.targetCols); err != nil {
-			return err
-		}
-		if j.Source.Query != "" {
-			n, sum, err := r.s.checksum(ctx, r.st, r.d.Ident(stageTable), r.stageCols, "")
-			if err != nil {
-				return err
-			}
-			if skipped, err := r.skip(ctx, source.FingerprintRows(n, sum)); err != nil || skipped {
-				return r.finishSkip(tx, err, skipped)
-			}
-		}
-		if err := r.checkTypes(ctx); err != nil {
-			return err
-		}
-		if j.Strategy == job.StrategyMerge && r.exists {
-			if err := r.alignStage(ctx); err != nil {
-				return err
-			}
-		}
-		if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
-			return err
-		}
-		r.report(StepStaged)
-		if err := r.addColumns(ctx); err != nil {
-			return err
-		}
-		// An empty input creates no table: its columns have no types to
-		// give it (a header-only CSV reads as text).
-		if !r.exists && r.res.RowsIn > 0 {
-			for _, q := range r.st.CreateTableFrom(engine.Table(j.Table()), stageTable, j.LoadedAt) {
-				if _, err := r.s.exec(ctx, q); err != nil {
-					return fmt.Errorf("creating %s: %w", j.Target.Table, err)
-				}
-			}
-			r.exists = true
-			if r.targetCols, err = r.s.columns(ctx, r.d, r.table); err != nil {
-				return err
-			}
-		}
-	}
-
-	switch j.Strategy {
-	case job.StrategyMerge:
-		err = r.merge(ctx)
-	default:
-		err = r.partition(ctx)
-	}
-	if err != nil {
-		return err
-	}
-
-	// The ledger is created only now, with the run's data: everything a
-	// run can refuse has been checked by here, and a refused run leaves no
-	// ledger behind.
-	if !r.ledger {
-		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
-			return err
-		}
-	}
-	if err := ledger.Write(ctx, r.s, r.db, r.entry(startedAt, closed)); err != nil {
-		return err
-	}
-	if err := r.dropStaging(ctx); err != nil {
-		return err
-	}
-	r.crash(CrashBeforeCommit)
-	r.s.mark(KindCommit, "COMMIT")
-	if r.opts.plan != nil {
-		// A plan has run every step a run would; ending here, instead of
-		// committing, leaves the target as it was.
-		if err := tx.Rollback(); err != nil {
-			return fmt.Errorf("rolling the plan back: %w", err)
-		}
-		r.res.Action = ActionLoaded
-		return nil
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("committing: %w", err)
-	}
-	r.crash(CrashAfterCommit)
-	r.res.Action = ActionLoaded
-	return nil
 }
 
 // lockScope is what a run's lock covers: the table it writes, named with
@@ -503,7 +266,7 @@ func (r *run) checkOwner(ctx context.Context) error {
 	}
 	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
 		"%s is loaded by job %s (per %s); a table has one owning job: give this job its own table, or, if both jobs really write it, name the other under target.shared_with",
-		r.tableName(), quoteAll(foreign), r.d.Table(r.db.LedgerTable()))}}}
+		r.tableName(), quoteAll(foreign), r.sql.Table(r.db.Names().Ledger))}}}
 }
 
 // tableName is the qualified target as the ledger records it.
@@ -516,7 +279,7 @@ func (r *run) tableName() string {
 func (r *run) qualifiedTable() engine.Table {
 	t := engine.Table(r.job.Table())
 	if t.Schema == "" {
-		t.Schema = r.db.DefaultSchema()
+		t.Schema = r.db.Names().DefaultSchema
 	}
 	return t
 }
@@ -543,7 +306,7 @@ func (r *run) readError(files []string, err error) error {
 
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
-func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error {
+func (r *run) stageFiles(ctx context.Context, files []string) error {
 	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table()),
 		Exact: r.exactColumns()}
 	if in.Format == "csv" {
@@ -565,9 +328,12 @@ func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error 
 		}
 	}
 	if l, ok := r.db.(engine.FileLoader); ok {
-		return r.loadFiles(ctx, l, tx, in)
+		return r.loadFiles(ctx, l, r.tx, in)
 	}
-	q, err := r.st.StageFiles(stageTable, in)
+	if r.sql.Files == nil {
+		return errors.New("this engine neither reads files in SQL nor loads them itself")
+	}
+	q, err := r.sql.Files.StageFiles(stageTable, in)
 	if err != nil {
 		return err
 	}
@@ -576,11 +342,11 @@ func (r *run) stageFiles(ctx context.Context, tx *sql.Tx, files []string) error 
 	return err
 }
 
-// partition replaces the window's rows with the staged in-window rows.
-func (r *run) partition(ctx context.Context) error {
+// placeStep counts where the staged rows belong, and refuses an input
+// with no rows for the partition.
+func (r *run) placeStep(ctx context.Context) error {
 	var inWindow int64
-	hasRows := r.staged && r.res.RowsIn > 0
-	if hasRows {
+	if r.staged && r.res.RowsIn > 0 {
 		var err error
 		if inWindow, err = r.placeRows(ctx); err != nil {
 			return err
@@ -589,6 +355,11 @@ func (r *run) partition(ctx context.Context) error {
 	if inWindow == 0 && !r.job.AllowEmpty {
 		return r.emptyError(ctx)
 	}
+	return nil
+}
+
+// deletePartition deletes the window's rows from the target.
+func (r *run) deletePartition(ctx context.Context) error {
 	if !r.exists { // no input and no table: nothing to replace
 		return nil
 	}
@@ -596,17 +367,30 @@ func (r *run) partition(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.res.Deleted, err = r.s.exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s", r.table, where)); err != nil {
+	if r.res.Deleted, err = r.s.exec(ctx, r.sql.Write.DeleteWhere(r.table, where)); err != nil {
 		return fmt.Errorf("deleting partition %s: %w", r.w.Label, err)
 	}
-	r.crash(CrashAfterDelete)
-	if hasRows {
-		if err := r.insert(ctx, r.table, r.src, r.stageCols); err != nil {
-			return err
-		}
+	return nil
+}
+
+// insertPartition inserts the staged in-window rows.
+func (r *run) insertPartition(ctx context.Context) error {
+	if !r.exists || !r.staged || r.res.RowsIn == 0 {
+		return nil
 	}
-	r.crash(CrashAfterWrite)
-	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.st, r.table, r.dataColumns(r.targetCols), where)
+	return r.insert(ctx, r.table, r.src, r.stageCols)
+}
+
+// checksumPartition counts and checksums the partition as written.
+func (r *run) checksumPartition(ctx context.Context) error {
+	if !r.exists {
+		return nil
+	}
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
+	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
 	return err
 }
 
@@ -618,9 +402,8 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	col := r.d.Ident(r.job.Partition.Column)
 	var total, inWindow, nulls int64
-	q := fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s), count(*) FILTER (WHERE %s IS NULL) FROM %s", where, col, r.d.Ident(r.src))
+	q := r.sql.Write.Placement(r.sql.Ident(r.src), where, r.job.Partition.Column)
 	if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls); err != nil {
 		return 0, err
 	}
@@ -655,10 +438,10 @@ func (r *run) otherPartitions(ctx context.Context, where string) ([]PartitionRow
 			typ = c.Type
 		}
 	}
-	kind, _ := r.d.TimeKindOf(typ)
-	start := r.d.PartitionStart(r.d.Ident(col), kind, string(r.w.Grain), r.job.Partition.Timezone)
-	q := fmt.Sprintf("SELECT %s AS p, count(*) FROM %s WHERE NOT (%s) AND %s IS NOT NULL GROUP BY 1 ORDER BY 1",
-		start, r.d.Ident(r.src), where, r.d.Ident(col))
+	kind, _ := r.sql.Types.TimeKindOf(typ)
+	start := r.sql.Types.PartitionStart(r.sql.Ident(col), kind, string(r.w.Grain), r.job.Partition.Timezone)
+	c := r.sql.Cond
+	q := r.sql.Inspect.GroupCount(r.sql.Ident(r.src), start, c.And(c.Not(where), c.NotNull(col)))
 	rows, err := r.s.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("grouping out-of-window rows: %w", err)
@@ -715,7 +498,7 @@ func (r *run) emptyError(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if n, err = r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", r.table, where)); err != nil {
+		if n, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, where)); err != nil {
 			return err
 		}
 	}
@@ -766,31 +549,19 @@ func (r *run) dropStaging(ctx context.Context) error {
 		tables = append(tables, planTable)
 	}
 	for _, t := range tables {
-		if _, err := r.s.exec(ctx, "DROP TABLE IF EXISTS "+r.d.Ident(t)); err != nil {
+		if _, err := r.s.exec(ctx, r.sql.Temp.DropTemp(t)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// finishSkip ends the transaction of a run the ledger says is done.
-func (r *run) finishSkip(tx *sql.Tx, err error, skipped bool) error {
-	if err != nil {
-		return err
-	}
-	r.res.Action = ActionSkipped
-	r.s.mark(KindRollback, "ROLLBACK")
-	return tx.Rollback()
-}
-
-// skip sets the run id and reports whether this run is already done. A
+// skip reports whether this run is already done. A
 // partition run is done when its run id is the partition's last successful
 // run and the partition still has the recorded row count and checksum. A
 // merge run is done when its run id is in the ledger.
-func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
+func (r *run) skip(ctx context.Context) (bool, error) {
 	j := r.job
-	r.res.InputFingerprint = fingerprint
-	r.res.RunID = source.RunID(j.Name, r.w.Label, j.DefinitionHash(), fingerprint)
 	if r.opts.Force || !r.ledger {
 		return false, nil
 	}
@@ -819,7 +590,7 @@ func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if n, sum, err = r.s.checksum(ctx, r.st, r.table, r.dataColumns(r.targetCols), where); err != nil {
+		if n, sum, err = r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where); err != nil {
 			return false, err
 		}
 	}
@@ -833,7 +604,7 @@ func (r *run) skip(ctx context.Context, fingerprint string) (bool, error) {
 }
 
 func (r *run) tableExists(ctx context.Context) (bool, error) {
-	q, args := r.st.TableExists(engine.Table(r.job.Table()))
+	q, args := r.sql.Catalog.TableExists(engine.Table(r.job.Table()))
 	rows, err := r.s.QueryContext(ctx, q, args...)
 	if err != nil {
 		return false, err
@@ -921,7 +692,7 @@ func (r *run) checkTypes(ctx context.Context) error {
 		if change == "" {
 			continue
 		}
-		n, err := r.s.count(ctx, fmt.Sprintf("SELECT count(%s) FROM %s", r.d.Ident(c.Name), r.d.Ident(stageTable)))
+		n, err := r.s.count(ctx, r.sql.Inspect.Count(r.sql.Ident(stageTable), r.sql.Cond.NotNull(c.Name)))
 		if err != nil {
 			return err
 		}
@@ -941,13 +712,13 @@ func (r *run) addColumns(ctx context.Context) error {
 		return nil
 	}
 	for _, c := range r.newCols {
-		if _, err := r.s.exec(ctx, r.st.AddColumn(engine.Table(r.job.Table()), stageTable, c)); err != nil {
+		if _, err := r.s.exec(ctx, r.sql.Stage.AddColumn(engine.Table(r.job.Table()), stageTable, c)); err != nil {
 			return fmt.Errorf("adding column %q to %s: %w", c.Name, r.job.Target.Table, err)
 		}
 		r.log.Info("added column", "table", r.job.Target.Table, "column", c.Name, "type", c.Type)
 	}
 	var err error
-	r.targetCols, err = r.s.columns(ctx, r.d, r.table)
+	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
 	return err
 }
 
@@ -995,7 +766,8 @@ func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
 // would be inserted again on every rerun.
 func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	j := r.job
-	total, err := r.s.count(ctx, "SELECT count(*) FROM "+r.d.Ident(stageTable))
+	stage := r.sql.Ident(stageTable)
+	total, err := r.s.count(ctx, r.sql.Inspect.Count(stage, ""))
 	if err != nil {
 		return "", err
 	}
@@ -1003,12 +775,8 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	if len(j.Key) == 0 {
 		return stageTable, nil
 	}
-	nulls := make([]string, len(j.Key))
-	for i, k := range j.Key {
-		nulls[i] = r.d.Ident(k) + " IS NULL"
-	}
-	cond := strings.Join(nulls, " OR ")
-	n, err := r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", r.d.Ident(stageTable), cond))
+	cond := r.sql.Cond.AnyNull(j.Key)
+	n, err := r.s.count(ctx, r.sql.Inspect.Count(stage, cond))
 	if err != nil {
 		return "", err
 	}
@@ -1018,22 +786,17 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	// Most inputs have no repeated key: counting distinct keys is much
 	// cheaper than ranking every row, and then staging is already the
 	// de-duplicated input.
-	keys := make([]string, len(j.Key))
-	for i, k := range j.Key {
-		keys[i] = r.d.Ident(k)
-	}
-	distinct, err := r.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT DISTINCT %s FROM %s) AS k",
-		strings.Join(keys, ", "), r.d.Ident(stageTable)))
+	distinct, err := r.s.count(ctx, r.sql.Inspect.CountDistinct(stage, j.Key))
 	if err != nil {
 		return "", err
 	}
 	if distinct == total {
 		return stageTable, nil
 	}
-	if _, err := r.s.exec(ctx, r.st.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, j.DeleteWhen, cols)); err != nil {
+	if _, err := r.s.exec(ctx, r.sql.Stage.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, j.DeleteWhen, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
 	}
-	kept, err := r.s.count(ctx, "SELECT count(*) FROM "+r.d.Ident(dedupTable))
+	kept, err := r.s.count(ctx, r.sql.Inspect.Count(r.sql.Ident(dedupTable), ""))
 	if err != nil {
 		return "", err
 	}
@@ -1042,12 +805,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 }
 
 func (r *run) nullKeyError(ctx context.Context, n int64, cond string, cols []engine.Column) error {
-	casts := make([]string, len(cols))
-	for i, c := range cols {
-		casts[i] = fmt.Sprintf("CAST(%s AS VARCHAR)", r.d.Ident(c.Name))
-	}
-	rows, err := r.s.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT 3",
-		strings.Join(casts, ", "), r.d.Ident(stageTable), cond, strings.Join(casts, ", ")))
+	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.Sample(r.sql.Ident(stageTable), names(cols), cond, 3))
 	if err != nil {
 		return err
 	}
@@ -1086,7 +844,7 @@ func (r *run) window(cols []engine.Column) (string, error) {
 			typ = c.Type
 		}
 	}
-	kind, ok := r.d.TimeKindOf(typ)
+	kind, ok := r.sql.Types.TimeKindOf(typ)
 	if !ok {
 		return "", &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "partition.column",
 			Msg: fmt.Sprintf("column %q is %s; it must be a date or timestamp (give its type under columns:)", col, typ)}}}
@@ -1095,8 +853,7 @@ func (r *run) window(cols []engine.Column) (string, error) {
 		return "", &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "partition.grain",
 			Msg: fmt.Sprintf("hour partitions need a timestamp column; %q is a DATE", col)}}}
 	}
-	c := r.d.Ident(col)
-	return fmt.Sprintf("%s >= %s AND %s < %s", c, r.d.TimeLiteral(r.w.Start, kind), c, r.d.TimeLiteral(r.w.End, kind)), nil
+	return r.sql.Cond.Between(col, r.sql.TimeLiteral(r.w.Start, kind), r.sql.TimeLiteral(r.w.End, kind)), nil
 }
 
 func (r *run) insert(ctx context.Context, table, src string, cols []engine.Column) error {
@@ -1104,18 +861,11 @@ func (r *run) insert(ctx context.Context, table, src string, cols []engine.Colum
 	if err != nil {
 		return err
 	}
-	list := make([]string, len(cols))
-	for i, c := range cols {
-		list[i] = r.d.Ident(c.Name)
-	}
-	into, sel := strings.Join(list, ", "), strings.Join(list, ", ")
 	var args []any
 	if r.job.LoadedAt != "" {
-		into += ", " + r.d.Ident(r.job.LoadedAt)
-		sel += ", " + r.d.Placeholder(1)
 		args = append(args, r.opts.Now().UTC())
 	}
-	q := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s", table, into, sel, r.d.Ident(src), where)
+	q := r.sql.Write.InsertSelect(table, names(cols), r.job.LoadedAt, r.sql.Ident(src), where)
 	if r.res.Inserted, err = r.s.exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("inserting into %s: %w", r.job.Target.Table, err)
 	}
@@ -1180,12 +930,12 @@ func TableChecksum(ctx context.Context, db engine.DB, table engine.Table, where 
 		where = "(" + where + ")"
 	}
 	s := &session{q: db.Conn(), log: slog.New(slog.DiscardHandler)}
-	d := db.Dialect()
+	d := db.SQL()
 	name := job.TableName(table).String()
 	cols, err := s.columns(ctx, d, d.Table(table))
 	if err != nil {
 		// Asked only now, so that a view still has a checksum.
-		q, args := db.Statements().TableExists(table)
+		q, args := d.Catalog.TableExists(table)
 		rows, qerr := s.QueryContext(ctx, q, args...)
 		if qerr == nil {
 			found := rows.Next()
@@ -1211,5 +961,5 @@ func TableChecksum(ctx context.Context, db engine.DB, table engine.Table, where 
 	if len(keep) == 0 {
 		return 0, "", errors.New("every column is excluded")
 	}
-	return s.checksum(ctx, db.Statements(), d.Table(table), keep, where)
+	return s.checksum(ctx, d, d.Table(table), keep, where)
 }

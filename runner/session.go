@@ -73,8 +73,8 @@ func (s *session) count(ctx context.Context, query string, args ...any) (int64, 
 }
 
 // columns lists a table's columns and types without reading a row.
-func (s *session) columns(ctx context.Context, d engine.Dialect, table string) ([]engine.Column, error) {
-	rows, err := s.QueryContext(ctx, "SELECT * FROM "+table+" LIMIT 0")
+func (s *session) columns(ctx context.Context, q *engine.SQL, table string) ([]engine.Column, error) {
+	rows, err := s.QueryContext(ctx, q.Inspect.Columns(table))
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +92,10 @@ func (s *session) columns(ctx context.Context, d engine.Dialect, table string) (
 
 // checksum runs the dialect's checksum and normalizes it to 16 hex digits:
 // the sum of row hashes modulo 2^64.
-func (s *session) checksum(ctx context.Context, st engine.Statements, table string, cols []engine.Column, where string) (int64, string, error) {
+func (s *session) checksum(ctx context.Context, q *engine.SQL, table string, cols []engine.Column, where string) (int64, string, error) {
 	var n int64
 	var sum string
-	if err := s.QueryRowContext(ctx, st.Checksum(table, cols, where)).Scan(&n, &sum); err != nil {
+	if err := s.QueryRowContext(ctx, q.Check.Checksum(table, cols, where)).Scan(&n, &sum); err != nil {
 		return 0, "", err
 	}
 	return n, normalizeSum(sum), nil

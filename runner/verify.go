@@ -142,8 +142,7 @@ func Verify(ctx context.Context, db engine.DB, j *job.Job, opts Options) (rep *V
 type verifier struct {
 	db     engine.DB // the target, its ledger replaced by the scratch one
 	raw    engine.DB
-	d      engine.Dialect
-	st     engine.Statements
+	d      *engine.SQL
 	s      *session
 	job    *job.Job
 	opts   Options
@@ -167,17 +166,17 @@ func newVerifier(ctx context.Context, db engine.DB, j *job.Job, opts Options) (*
 	base := ScratchPrefix + hex.EncodeToString(b[:])
 	t := engine.Table(j.Table())
 	if t.Schema == "" {
-		t.Schema = db.DefaultSchema()
+		t.Schema = db.Names().DefaultSchema
 	}
-	v := &verifier{raw: db, d: db.Dialect(), st: db.Statements(), job: j, opts: opts, schema: t.Schema, base: base,
+	v := &verifier{raw: db, d: db.SQL(), job: j, opts: opts, schema: t.Schema, base: base,
 		s: &session{q: db.Conn(), rec: opts.Record, log: opts.Logger}}
-	v.db = withLedger(db, engine.Table{Schema: db.LedgerTable().Schema, Name: base + "_runs"})
+	v.db = withLedger(db, engine.Table{Schema: db.Names().Ledger.Schema, Name: base + "_runs"})
 	for _, n := range []string{"a", "s", "b", "c"} {
 		tt := engine.Table{Schema: t.Schema, Name: base + "_" + n}
 		tomb, _ := engine.TombstoneTable(tt)
 		v.tables = append(v.tables, tt, tomb)
 	}
-	ls := db.LedgerTable().Schema
+	ls := db.Names().Ledger.Schema
 	v.tables = append(v.tables, engine.Table{Schema: ls, Name: base + "_runs"}, engine.Table{Schema: ls, Name: base + "_failures"})
 	var n int64
 	err := v.s.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = "+v.d.Placeholder(1)+
@@ -190,7 +189,7 @@ func newVerifier(ctx context.Context, db engine.DB, j *job.Job, opts Options) (*
 		// The scratch tables go to the default schema rather than create
 		// the target's: a real first run creating that schema would wait
 		// for verify's uncommitted CREATE SCHEMA.
-		v.schema = db.DefaultSchema()
+		v.schema = db.Names().DefaultSchema
 		v.tables = v.tables[:0]
 		for _, n := range []string{"a", "s", "b", "c"} {
 			tomb, _ := engine.TombstoneTable(v.table(n))
@@ -210,7 +209,7 @@ func (v *verifier) cleanup(ctx context.Context) error {
 	return dropAll(ctx, v.s, v.d, v.tables)
 }
 
-func dropAll(ctx context.Context, q engine.Querier, d engine.Dialect, tables []engine.Table) error {
+func dropAll(ctx context.Context, q engine.Querier, d *engine.SQL, tables []engine.Table) error {
 	var errs []error
 	for _, t := range tables {
 		if _, err := q.ExecContext(ctx, "DROP TABLE IF EXISTS "+d.Table(t)); err != nil {
@@ -222,7 +221,7 @@ func dropAll(ctx context.Context, q engine.Querier, d engine.Dialect, tables []e
 
 // DropScratch drops tables (a report's Leftover) on db.
 func DropScratch(ctx context.Context, db engine.DB, tables []engine.Table) error {
-	return dropAll(ctx, db.Conn(), db.Dialect(), tables)
+	return dropAll(ctx, db.Conn(), db.SQL(), tables)
 }
 
 // scratchJob is j writing table t instead of its target.
@@ -328,7 +327,7 @@ func (v *verifier) snapshot(ctx context.Context, src, dst engine.Table) error {
 }
 
 func (v *verifier) exists(ctx context.Context, t engine.Table) (bool, error) {
-	q, args := v.st.TableExists(t)
+	q, args := v.d.Catalog.TableExists(t)
 	rows, err := v.s.QueryContext(ctx, q, args...)
 	if err != nil {
 		return false, err
@@ -358,7 +357,7 @@ func (v *verifier) figures(ctx context.Context, t engine.Table) (Figures, error)
 	if err != nil {
 		return Figures{}, err
 	}
-	n, sum, err := v.s.checksum(ctx, v.st, v.d.Table(t), cols, "")
+	n, sum, err := v.s.checksum(ctx, v.d, v.d.Table(t), cols, "")
 	return Figures{RowCount: n, Checksum: sum}, err
 }
 
@@ -513,7 +512,11 @@ type scratchDB struct {
 	ledger engine.Table
 }
 
-func (s scratchDB) LedgerTable() engine.Table { return s.ledger }
+func (s scratchDB) Names() engine.Names {
+	n := s.DB.Names()
+	n.Ledger = s.ledger
+	return n
+}
 
 // The optional abilities the runner finds by type assertion must survive
 // the wrapping.

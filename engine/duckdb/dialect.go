@@ -13,7 +13,7 @@ type Dialect struct{ engine.ANSI }
 
 var (
 	_ engine.Dialect    = Dialect{}
-	_ engine.Statements = Dialect{}
+	_ engine.Stager     = Dialect{}
 )
 
 // String renders a string literal.
@@ -202,3 +202,11 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 	return "SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2",
 		[]any{schema, t.Name}
 }
+
+// sqlText is the engine's SQL: its own spelling where it differs, the
+// standard one elsewhere.
+var sqlText = func() *engine.SQL {
+	d, std := Dialect{}, engine.Standard{D: Dialect{}}
+	return &engine.SQL{Dialect: d, Types: d, Stage: d, Files: d, Catalog: d, Check: d, Merge: d,
+		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d}
+}()

@@ -215,17 +215,19 @@ func holder(err error) string {
 	return "lock held"
 }
 
-// Dialect returns DuckDB's SQL dialect.
-func (*DB) Dialect() engine.Dialect { return Dialect{} }
-
-// Statements returns DuckDB's step SQL.
-func (*DB) Statements() engine.Statements { return Dialect{} }
-
 // Conn is the run's pinned connection.
-func (d *DB) Conn() *sql.Conn { return d.conn }
+func (d *DB) Conn() engine.Querier { return d.conn }
 
-// LedgerTable is main.idem_runs.
-func (*DB) LedgerTable() engine.Table { return engine.Table{Name: "idem_runs"} }
+// Begin starts the data transaction on the pinned connection.
+func (d *DB) Begin(ctx context.Context) (*sql.Tx, error) { return d.conn.BeginTx(ctx, nil) }
+
+// SQL is this engine's SQL.
+func (*DB) SQL() *engine.SQL { return sqlText }
+
+// Names: unqualified tables live in main, and so does idem_runs.
+func (*DB) Names() engine.Names {
+	return engine.Names{DefaultSchema: "main", Ledger: engine.Table{Name: "idem_runs"}}
+}
 
 // Close closes the connection and the database.
 func (d *DB) Close() error {
@@ -332,5 +334,3 @@ func (d *DB) CheckType(ctx context.Context, typ string) error {
 
 var _ engine.TypeChecker = (*DB)(nil)
 
-// DefaultSchema is where an unqualified table lives.
-func (*DB) DefaultSchema() string { return "main" }

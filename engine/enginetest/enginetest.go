@@ -161,7 +161,7 @@ func (e *Env) Rows(where string, cols ...string) []string {
 	e.t.Helper()
 	var out []string
 	e.DB(func(ctx context.Context, db engine.DB) {
-		d := db.Dialect()
+		d := db.SQL()
 		list := make([]string, len(cols))
 		for i, c := range cols {
 			list[i] = d.Ident(c)
@@ -230,8 +230,8 @@ func (e *Env) LedgerRows(jobName, partition, runID string) int {
 			require.NoError(e.t, err)
 			return
 		}
-		d := db.Dialect()
-		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s AND %s = %s", d.Table(db.LedgerTable()),
+		d := db.SQL()
+		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s AND %s = %s", d.Table(db.Names().Ledger),
 			d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
 		args := []any{jobName, partition}
 		if runID != "" {

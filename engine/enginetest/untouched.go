@@ -63,7 +63,7 @@ func (e *Env) Trace() Trace {
 WHERE catalog_name = current_database() AND schema_name`+fmt.Sprintf(user, "schema_name")+` ORDER BY 1`)
 	tr.Tables = queryStrings(e.t, ctx, db.Conn(), `SELECT table_schema || '.' || table_name FROM information_schema.tables
 WHERE table_catalog = current_database() AND table_schema`+fmt.Sprintf(user, "table_schema")+` ORDER BY 1`)
-	d, ledger := db.Dialect(), db.LedgerTable()
+	d, ledger := db.SQL(), db.Names().Ledger
 	for _, tbl := range tr.Tables {
 		if strings.HasSuffix(tbl, "."+ledger.Name) && (ledger.Schema == "" || tbl == ledger.Schema+"."+ledger.Name) {
 			require.NoError(e.t, db.Conn().QueryRowContext(ctx, "SELECT count(*) FROM "+d.Table(ledger)).Scan(&tr.LedgerRows))

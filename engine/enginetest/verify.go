@@ -61,16 +61,16 @@ func (e *Env) realState() realState {
 	e.t.Helper()
 	var s realState
 	e.DB(func(ctx context.Context, db engine.DB) {
-		d := db.Dialect()
+		d := db.SQL()
 		q := func(t engine.Table) []string {
-			qq, args := db.Statements().TableExists(t)
+			qq, args := db.SQL().Catalog.TableExists(t)
 			if len(queryStrings(e.t, ctx, db.Conn(), qq, args...)) == 0 {
 				return nil
 			}
 			return queryStrings(e.t, ctx, db.Conn(), "SELECT * FROM "+d.Table(t)+" ORDER BY 1, 2, 3")
 		}
 		s.Table = q(e.Table)
-		s.Ledger = q(db.LedgerTable())
+		s.Ledger = q(db.Names().Ledger)
 		s.Failures = q(ledger.FailuresTable(db))
 	})
 	return s

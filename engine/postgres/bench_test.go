@@ -140,7 +140,7 @@ func BenchmarkLoadFilesCSV1M(b *testing.B) {
 			ctx := context.Background()
 			in := engine.FileInput{Paths: []string{csvPath}, Format: "csv", Types: map[string]string{"amount": "DECIMAL(12,2)"}}
 			for b.Loop() {
-				tx, err := db.Conn().BeginTx(ctx, nil)
+				tx, err := db.Begin(ctx)
 				require.NoError(b, err)
 				require.NoError(b, db.LoadFiles(ctx, tx, "stage", in))
 				require.NoError(b, tx.Rollback())

@@ -3,7 +3,6 @@ package postgres
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -15,7 +14,7 @@ type Dialect struct{ engine.ANSI }
 
 var (
 	_ engine.Dialect    = Dialect{}
-	_ engine.Statements = Dialect{}
+	_ engine.Stager     = Dialect{}
 )
 
 // String renders a string literal. A backslash switches to the E'…' form,
@@ -40,15 +39,6 @@ func (Dialect) TimeKindOf(sqlType string) (engine.TimeKind, bool) {
 		return engine.KindTimestampTZ, true
 	}
 	return 0, false
-}
-
-// errNoStageFiles: the DB loads files itself (engine.FileLoader).
-var errNoStageFiles = errors.New("postgres: input files are loaded with COPY (LoadFiles), not in SQL")
-
-// StageFiles is not used: PostgreSQL cannot read the client's files in SQL,
-// so DB implements engine.FileLoader instead.
-func (Dialect) StageFiles(string, engine.FileInput) (string, error) {
-	return "", errNoStageFiles
 }
 
 // StageQuery materializes a query's result.
@@ -222,3 +212,11 @@ IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclas
 END IF;
 END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t), d.String(d.Table(t)))}
 }
+
+// sqlText is the engine's SQL: its own spelling where it differs, the
+// standard one elsewhere.
+var sqlText = func() *engine.SQL {
+	d, std := Dialect{}, engine.Standard{D: Dialect{}}
+	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
+		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d}
+}()

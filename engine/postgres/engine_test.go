@@ -37,20 +37,20 @@ func TestLockTimeoutNamesHolder(t *testing.T) {
 	ctx := t.Context()
 	a, b := open(t, url), open(t, url)
 
-	txA, err := a.Conn().BeginTx(ctx, nil)
+	txA, err := a.Begin(ctx)
 	require.NoError(t, err)
 	_, err = a.Lock(ctx, txA, scope("2026-11-28"), time.Minute)
 	require.NoError(t, err)
 	var pidA int64
 	require.NoError(t, txA.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pidA))
 
-	txB, err := b.Conn().BeginTx(ctx, nil)
+	txB, err := b.Begin(ctx)
 	require.NoError(t, err)
 	_, err = b.Lock(ctx, txB, scope("2026-11-29"), 100*time.Millisecond)
 	require.NoError(t, err, "another partition is free")
 	require.NoError(t, txB.Rollback())
 
-	txB, err = b.Conn().BeginTx(ctx, nil)
+	txB, err = b.Begin(ctx)
 	require.NoError(t, err)
 	began := time.Now()
 	_, err = b.Lock(ctx, txB, scope("2026-11-28"), 300*time.Millisecond)
@@ -63,13 +63,13 @@ func TestLockTimeoutNamesHolder(t *testing.T) {
 	require.NoError(t, txB.Rollback())
 
 	// A whole-table run (a merge) waits for a partition run of the table.
-	txB, err = b.Conn().BeginTx(ctx, nil)
+	txB, err = b.Begin(ctx)
 	require.NoError(t, err)
 	_, err = b.Lock(ctx, txB, engine.LockScope{Table: scope("").Table}, 200*time.Millisecond)
 	require.ErrorIs(t, err, engine.ErrLocked)
 	require.Contains(t, err.Error(), "public.orders (whole table) is being loaded by another run (pid ")
 	require.NoError(t, txA.Commit()) // commit releases the lock
-	txB, err = b.Conn().BeginTx(ctx, nil)
+	txB, err = b.Begin(ctx)
 	require.NoError(t, err)
 	_, err = b.Lock(ctx, txB, scope("2026-11-28"), time.Second)
 	require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestCSVCopyable(t *testing.T) {
 func stageRows(t *testing.T, db *postgres.DB, stage string, in engine.FileInput) (rows []string, types []string) {
 	t.Helper()
 	ctx := context.Background()
-	tx, err := db.Conn().BeginTx(ctx, nil)
+	tx, err := db.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback()
 	require.NoError(t, db.LoadFiles(ctx, tx, stage, in))
@@ -272,7 +272,7 @@ func TestLoadErrorNamesFileAndLine(t *testing.T) {
 	ctx := t.Context()
 	for _, mode := range []string{"auto", "rows"} {
 		restore := postgres.SetCopyMode(mode)
-		tx, err := db.Conn().BeginTx(ctx, nil)
+		tx, err := db.Begin(ctx)
 		require.NoError(t, err)
 		err = db.LoadFiles(ctx, tx, "s", engine.FileInput{Paths: []string{p}, Format: "csv", Types: map[string]string{"n": "BIGINT"}})
 		require.NoError(t, tx.Rollback())
@@ -367,20 +367,20 @@ func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
 	url := freshDatabase(t)
 	ctx := t.Context()
 	a, b := open(t, url), open(t, url)
-	st := a.Statements()
-	for _, q := range st.LedgerDDL(a.LedgerTable()) {
+	st := a.SQL().Ledger
+	for _, q := range st.LedgerDDL(a.Names().Ledger) {
 		_, err := a.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
-	tx, err := a.Conn().BeginTx(ctx, nil)
+	tx, err := a.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, "SELECT count(*) FROM "+a.Dialect().Table(a.LedgerTable()))
+	_, err = tx.ExecContext(ctx, "SELECT count(*) FROM "+a.SQL().Table(a.Names().Ledger))
 	require.NoError(t, err)
 
 	_, err = b.Conn().ExecContext(ctx, "SET lock_timeout = '500ms'")
 	require.NoError(t, err)
-	for _, q := range st.LedgerDDL(b.LedgerTable()) {
+	for _, q := range st.LedgerDDL(b.Names().Ledger) {
 		_, err := b.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
@@ -418,7 +418,7 @@ func TestTableLockTimeoutIsTempFail(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 
 	holder := open(t, url)
-	tx, err := holder.Conn().BeginTx(t.Context(), nil)
+	tx, err := holder.Begin(t.Context())
 	require.NoError(t, err)
 	defer tx.Rollback()
 	_, err = tx.ExecContext(t.Context(), "LOCK TABLE orders IN ACCESS EXCLUSIVE MODE")

@@ -29,7 +29,7 @@ func TestPlanWaitsForTheLock(t *testing.T) {
 	url := freshDatabase(t)
 	ctx := t.Context()
 	holder := open(t, url)
-	tx, err := holder.Conn().BeginTx(ctx, nil)
+	tx, err := holder.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback()
 	_, err = holder.Lock(ctx, tx, scope("2026-11-28"), time.Minute)

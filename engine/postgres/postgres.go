@@ -144,18 +144,21 @@ func hasQueryPassword(rest string) bool {
 	return err == nil && v.Has("password")
 }
 
-// Dialect returns PostgreSQL's SQL dialect.
-func (*DB) Dialect() engine.Dialect { return Dialect{} }
-
-// Statements returns PostgreSQL's step SQL.
-func (*DB) Statements() engine.Statements { return Dialect{} }
-
 // Conn is the run's pinned connection: temporary tables live on it.
-func (d *DB) Conn() *sql.Conn { return d.conn }
+func (d *DB) Conn() engine.Querier { return d.conn }
 
-// LedgerTable is idem_runs in the connection's current schema, named with
-// its schema so that creating it and reading it always mean one table.
-func (d *DB) LedgerTable() engine.Table { return engine.Table{Schema: d.schema, Name: "idem_runs"} }
+// Begin starts the data transaction on the pinned connection.
+func (d *DB) Begin(ctx context.Context) (*sql.Tx, error) { return d.conn.BeginTx(ctx, nil) }
+
+// SQL is this engine's SQL.
+func (*DB) SQL() *engine.SQL { return sqlText }
+
+// Names: an unqualified table lives in the connection's current schema, and
+// so does idem_runs, named with its schema so that creating it and reading
+// it always mean one table.
+func (d *DB) Names() engine.Names {
+	return engine.Names{DefaultSchema: d.schema, Ledger: engine.Table{Schema: d.schema, Name: "idem_runs"}}
+}
 
 // Close closes the connection: an open transaction rolls back and its
 // advisory locks are released.
@@ -272,10 +275,6 @@ func (d *DB) CheckType(ctx context.Context, typ string) error {
 }
 
 var _ engine.TypeChecker = (*DB)(nil)
-
-// DefaultSchema is where an unqualified table lives: the connection's
-// current schema.
-func (d *DB) DefaultSchema() string { return d.schema }
 
 // holderSQL finds the session holding an advisory lock: a bigint key shows
 // in pg_locks as classid (high half), objid (low half) and objsubid 1.

@@ -1,0 +1,520 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
+	"github.com/idemdata/idem/source"
+)
+
+// run is one partition's run.
+type run struct {
+	ctx  context.Context // for WaitAt and readError only; steps take their own ctx
+	db   engine.DB
+	sql  *engine.SQL
+	swap engine.Swapper // set when the engine's DDL commits the open transaction
+	job  *job.Job
+	w    job.Window
+	opts Options
+	log  *slog.Logger
+	s    *session
+	tx   *sql.Tx
+	res  Result
+
+	startedAt time.Time
+	closed    bool // the partition is closed (a run while open is recorded so)
+
+	// What the steps learn, in order.
+	table      string          // the table data steps write, quoted: the target, or the table built to replace it
+	ledger     bool            // idem_runs exists
+	exists     bool            // the target table exists
+	targetCols []engine.Column // its columns
+	files      []string        // the input files, for locating bad rows
+	newCols    []engine.Column // input columns the target lacks (add_columns)
+	staged     bool            // the input was read into stageTable
+	stageCols  []engine.Column // the input's columns
+	src        string          // stageTable, or dedupTable when de-duplicated
+	merge      engine.MergeSpec
+	built      engine.Table // with swap: the table built to replace the target, or zero
+	replaces   bool         // the built table replaces an existing target
+}
+
+// Phases of a run's steps. An engine whose DDL is transactional runs every
+// step in the data transaction, in list order; an engine whose DDL commits
+// the open transaction (engine.Swapper) runs the prepare steps before the
+// transaction begins, and the cleanup after it ends, so that the data
+// transaction holds DML only.
+const (
+	phasePrepare = iota // staging, checks, and DDL
+	phaseData           // the writes: one transaction
+	phaseCleanup        // dropping the run's temporary tables
+)
+
+// step is one named step of a run. A crash point (tests only) may follow it.
+type step struct {
+	name  string
+	phase int
+	do    func(context.Context) error
+	crash string
+}
+
+// errSkipped ends a run the ledger says is done, changing nothing.
+var errSkipped = errors.New("already loaded")
+
+// steps lists a run's steps in order: where each guarantee's statement
+// runs, and where a crash can fall between them.
+func (r *run) steps() []step {
+	steps := []step{
+		{name: "check ledger", do: r.checkLedger},
+		{name: "inspect target", do: r.inspectTarget},
+	}
+	// Files are fingerprinted from their bytes before anything is read into
+	// the database, so a skipped run reads nothing; a query's rows can only
+	// be fingerprinted once staged.
+	if r.job.Source.Query != "" {
+		steps = append(steps,
+			step{name: "stage query", do: r.stageQuery, crash: CrashAfterStage},
+			step{name: "fingerprint rows", do: r.fingerprintRows},
+			step{name: "decide skip", do: r.decideSkip})
+	} else {
+		steps = append(steps,
+			step{name: "fingerprint files", do: r.fingerprintFiles},
+			step{name: "decide skip", do: r.decideSkip},
+			step{name: "stage files", do: r.stageInput, crash: CrashAfterStage})
+	}
+	steps = append(steps,
+		step{name: "check input", do: r.checkInput},
+		step{name: "de-duplicate", do: r.dedupStep},
+		step{name: "shape target", do: r.shapeTarget})
+	if r.job.Strategy == job.StrategyMerge {
+		steps = append(steps,
+			step{name: "plan merge", do: r.planMerge},
+			step{name: "merge matched keys", phase: phaseData, do: r.mergeMatched, crash: CrashAfterDelete},
+			step{name: "merge the rest", phase: phaseData, do: r.mergeRest, crash: CrashAfterWrite})
+	} else {
+		steps = append(steps,
+			step{name: "place rows", do: r.placeStep},
+			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
+			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite},
+			step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
+	}
+	// The ledger is created only now: everything a run can refuse has been
+	// checked by here, and a refused run leaves no ledger behind.
+	return append(steps,
+		step{name: "ensure ledger", do: r.ensureLedger},
+		step{name: "write ledger", phase: phaseData, do: r.writeLedger},
+		step{name: "drop staging", phase: phaseCleanup, do: r.dropStaging, crash: CrashBeforeCommit})
+}
+
+// do runs one partition: the same steps for every engine, in one
+// transaction holding the partition's lock.
+func (r *run) do(ctx context.Context) (err error) {
+	r.ctx = ctx
+	r.startedAt = r.opts.Now()
+	// The markers (partition, BEGIN, lock, COMMIT) go through the same
+	// recorder as the statements, so golden files and `idem plan` show
+	// where the transaction and the lock begin and end.
+	r.s = &session{q: r.db.Conn(), rec: r.opts.Record, plan: r.opts.plan, log: r.log}
+	r.s.mark(KindPartition, r.partitionMarker())
+	r.closed = !r.job.HeldBackByClosure() || r.job.Closed(r.w, r.opts.AsOf)
+	if !r.closed && !r.opts.AllowOpen {
+		r.res.Action = ActionNotClosed
+		r.res.ClosesAt = r.job.ClosesAt(r.w).UTC().Format(time.RFC3339)
+		return nil
+	}
+	if err := r.checkColumnTypes(ctx); err != nil {
+		return err
+	}
+	r.table = r.sql.Table(engine.Table(r.job.Table()))
+	if r.swap != nil {
+		return r.doSwapped(ctx)
+	}
+	release, err := r.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { err = r.end(err, release) }()
+	if err := r.runSteps(ctx, r.steps()); err != nil {
+		return err
+	}
+	return r.commit()
+}
+
+// doSwapped runs a partition on an engine whose DDL commits the open
+// transaction: under the lock, the prepare steps outside any transaction,
+// then the data steps in one, then the cleanup.
+func (r *run) doSwapped(ctx context.Context) (err error) {
+	r.s.mark(KindLock, r.lockMarker())
+	release, err := r.db.Lock(ctx, nil, r.lockScope(), r.opts.LockTimeout)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var prepare, data, cleanup []step
+	for _, st := range r.steps() {
+		switch st.phase {
+		case phasePrepare:
+			prepare = append(prepare, st)
+		case phaseData:
+			data = append(data, st)
+		default:
+			cleanup = append(cleanup, st)
+		}
+	}
+	defer func() {
+		// The temporary tables go whatever happened; a failure to drop them
+		// is not the run's.
+		if cerr := r.runSteps(context.WithoutCancel(ctx), cleanup); cerr != nil && err == nil {
+			r.log.Warn("dropping staging tables", "err", cerr)
+		}
+	}()
+	if err := r.runSteps(ctx, prepare); err != nil {
+		if errors.Is(err, errSkipped) {
+			r.res.Action = ActionSkipped
+			return nil
+		}
+		return err
+	}
+	r.s.mark(KindBegin, "BEGIN")
+	if r.tx, err = r.db.Begin(ctx); err != nil {
+		return err
+	}
+	r.s.q = r.tx
+	if err := r.runSteps(ctx, data); err != nil {
+		r.s.mark(KindRollback, "ROLLBACK")
+		r.tx.Rollback()
+		return err
+	}
+	if err := r.commit(); err != nil {
+		return err
+	}
+	r.s.q = r.db.Conn()
+	return r.swapIn(ctx)
+}
+
+// runSteps runs steps in order, each followed by its crash point.
+func (r *run) runSteps(ctx context.Context, steps []step) error {
+	for _, st := range steps {
+		if err := st.do(ctx); err != nil {
+			return err
+		}
+		r.crash(st.crash)
+	}
+	return nil
+}
+
+// begin starts the data transaction and takes the run's lock in it.
+func (r *run) begin(ctx context.Context) (release func(), err error) {
+	r.s.mark(KindBegin, "BEGIN")
+	if r.tx, err = r.db.Begin(ctx); err != nil {
+		return nil, err
+	}
+	r.s.q = r.tx
+	r.s.mark(KindLock, r.lockMarker())
+	release, err = r.db.Lock(ctx, r.tx, r.lockScope(), r.opts.LockTimeout)
+	if err != nil {
+		r.s.mark(KindRollback, "ROLLBACK")
+		r.tx.Rollback()
+		return nil, err
+	}
+	return release, nil
+}
+
+// end rolls back a run that did not commit (failed, or skipped: then the
+// run succeeded) and releases its lock.
+func (r *run) end(err error, release func()) error {
+	defer release()
+	if err == nil {
+		return nil
+	}
+	r.s.mark(KindRollback, "ROLLBACK")
+	rerr := r.tx.Rollback()
+	if errors.Is(err, errSkipped) {
+		r.res.Action = ActionSkipped
+		return rerr
+	}
+	return err
+}
+
+// commit ends the data transaction; a plan, having run every step a run
+// would, rolls back instead, leaving the target as it was.
+func (r *run) commit() error {
+	r.s.mark(KindCommit, "COMMIT")
+	if r.opts.plan != nil {
+		if err := r.tx.Rollback(); err != nil {
+			return fmt.Errorf("rolling the plan back: %w", err)
+		}
+		r.res.Action = ActionLoaded
+		return nil
+	}
+	if err := r.tx.Commit(); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	r.crash(CrashAfterCommit)
+	r.res.Action = ActionLoaded
+	return nil
+}
+
+// checkLedger reads whether the ledger exists and is current, under the
+// lock (a run of this partition that just committed may have created it),
+// brings an older ledger up to date, and checks the target's owner.
+func (r *run) checkLedger(ctx context.Context) error {
+	exists, current, err := r.ledgerState(ctx)
+	if err != nil {
+		return err
+	}
+	if exists && !current {
+		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
+			return err
+		}
+	}
+	r.ledger = exists
+	return r.checkOwner(ctx)
+}
+
+// inspectTarget reads whether the target exists, and its columns.
+func (r *run) inspectTarget(ctx context.Context) (err error) {
+	if r.exists, err = r.tableExists(ctx); err != nil || !r.exists {
+		return err
+	}
+	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
+	return err
+}
+
+// fingerprintFiles lists the input files and fingerprints their bytes.
+func (r *run) fingerprintFiles(context.Context) error {
+	globs := make([]string, len(r.job.Source.Files))
+	for i, f := range r.job.Source.Files {
+		globs[i] = job.RenderPath(f, r.w)
+	}
+	files, err := source.Files(r.job.Dir, globs)
+	if err != nil {
+		return err
+	}
+	r.files = files
+	if len(files) == 0 && !r.job.AllowEmpty {
+		return &InputError{Msg: fmt.Sprintf("no input: no file matches %s (in %s); nothing was loaded (set allow_empty: true if an empty delivery is normal)",
+			quoteAll(globs), r.job.Dir)}
+	}
+	fp, err := source.FingerprintFiles(files)
+	if err != nil {
+		return err
+	}
+	r.setRunID(fp)
+	return nil
+}
+
+// fingerprintRows fingerprints a staged query's rows.
+func (r *run) fingerprintRows(ctx context.Context) (err error) {
+	if r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable)); err != nil {
+		return err
+	}
+	n, sum, err := r.s.checksum(ctx, r.sql, r.sql.Ident(stageTable), r.stageCols, "")
+	if err != nil {
+		return err
+	}
+	r.setRunID(source.FingerprintRows(n, sum))
+	return nil
+}
+
+// setRunID names the run after the job, the partition, the job's
+// definition and the input's fingerprint.
+func (r *run) setRunID(fingerprint string) {
+	r.res.InputFingerprint = fingerprint
+	r.res.RunID = source.RunID(r.job.Name, r.w.Label, r.job.DefinitionHash(), fingerprint)
+}
+
+// decideSkip ends the run with errSkipped when the ledger says it is done.
+func (r *run) decideSkip(ctx context.Context) error {
+	done, err := r.skip(ctx)
+	if err == nil && done {
+		return errSkipped
+	}
+	return err
+}
+
+// stageQuery runs source.query into stageTable.
+func (r *run) stageQuery(ctx context.Context) error {
+	r.staged = true
+	r.report(StepStaging)
+	q := r.sql.Stage.StageQuery(stageTable, job.RenderSQL(r.job.Source.Query, r.w, r.sql))
+	if _, err := r.s.exec(ctx, q); err != nil {
+		return fmt.Errorf("running source.query: %w", err)
+	}
+	return nil
+}
+
+// stageInput reads the input files into stageTable.
+func (r *run) stageInput(ctx context.Context) error {
+	if len(r.files) == 0 {
+		r.log.Info("no input files; allow_empty accepts it")
+		return nil
+	}
+	r.staged = true
+	r.report(StepStaging)
+	if err := r.stageFiles(ctx, r.files); err != nil {
+		return r.readError(r.files, err)
+	}
+	return nil
+}
+
+// checkInput checks the staged columns against the job and the target.
+func (r *run) checkInput(ctx context.Context) (err error) {
+	if !r.staged {
+		return nil
+	}
+	if r.job.Source.Query == "" {
+		if r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable)); err != nil {
+			return err
+		}
+	}
+	if err := r.checkColumns(r.stageCols, r.targetCols); err != nil {
+		return err
+	}
+	if err := r.checkTypes(ctx); err != nil {
+		return err
+	}
+	if r.job.Strategy == job.StrategyMerge && r.exists {
+		return r.alignStage(ctx)
+	}
+	return nil
+}
+
+// dedupStep resolves duplicate keys in the staged input.
+func (r *run) dedupStep(ctx context.Context) (err error) {
+	if !r.staged {
+		return nil
+	}
+	if r.src, err = r.dedup(ctx, r.stageCols); err != nil {
+		return err
+	}
+	r.report(StepStaged)
+	return nil
+}
+
+// shapeTarget adds the input's new columns to the target and creates a
+// target that does not exist yet. An empty input creates no table: its
+// columns have no types to give it (a header-only CSV reads as text).
+func (r *run) shapeTarget(ctx context.Context) (err error) {
+	if !r.staged {
+		return nil
+	}
+	create := !r.exists && r.res.RowsIn > 0
+	if r.swap != nil && (create || len(r.newCols) > 0) {
+		return r.build(ctx)
+	}
+	if err := r.addColumns(ctx); err != nil {
+		return err
+	}
+	if !create {
+		return nil
+	}
+	for _, q := range r.sql.Stage.CreateTableFrom(engine.Table(r.job.Table()), stageTable, r.job.LoadedAt) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("creating %s: %w", r.job.Target.Table, err)
+		}
+	}
+	r.exists = true
+	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
+	return err
+}
+
+// ensureLedger creates the ledger if no run has yet.
+func (r *run) ensureLedger(ctx context.Context) error {
+	if r.ledger {
+		return nil
+	}
+	return ledger.Ensure(ctx, r.db, r.s)
+}
+
+// writeLedger records the run.
+func (r *run) writeLedger(ctx context.Context) error {
+	return ledger.Write(ctx, r.s, r.db, r.entry(r.startedAt, r.closed))
+}
+
+// crash is a crash point (tests only): with Options.WaitAt it waits there
+// until interrupted; with Options.CrashAt it dies there as kill -9 would,
+// with no deferred cleanup and no rollback.
+func (r *run) crash(point string) {
+	if point == "" {
+		return
+	}
+	if r.opts.WaitAt == point && r.ctx != nil {
+		r.log.Warn("waiting on purpose until interrupted", "point", point)
+		<-r.ctx.Done()
+	}
+	if r.opts.CrashAt != point {
+		return
+	}
+	r.log.Warn("crashing on purpose", "point", point)
+	killSelf()
+	select {}
+}
+
+// writeTarget is the table the data steps write: the target, or the table
+// built to replace it.
+func (r *run) writeTarget() engine.Table {
+	if r.built.Name != "" {
+		return r.built
+	}
+	return engine.Table(r.job.Table())
+}
+
+// build makes, beside the target, the table that replaces it when its
+// shape changes (it is created, or gains columns) on an engine whose DDL
+// cannot share the data transaction: the input's columns, and the target's
+// rows. The data steps then write into it, and swapIn puts it in the
+// target's place after they commit. A crash before the swap leaves the
+// target as it was; one after the commit and before the swap leaves a
+// ledger row the target does not match, so the next run loads again.
+func (r *run) build(ctx context.Context) (err error) {
+	t := engine.Table(r.job.Table())
+	r.built = engine.Table{Schema: t.Schema, Name: t.Name + engine.BuildSuffix}
+	if len(r.built.Name) > engine.MaxIdentBytes {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+			"table name %q is too long: a run that changes its shape builds %q beside it, longer than %d bytes", t.Name, r.built.Name, engine.MaxIdentBytes)}}}
+	}
+	if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
+		return err
+	}
+	for _, q := range r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("building %s: %w", r.built.Name, err)
+		}
+	}
+	if r.exists {
+		q := r.sql.Write.InsertSelect(r.sql.Table(r.built), names(r.targetCols), "", r.table, "")
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("copying %s into %s: %w", r.job.Target.Table, r.built.Name, err)
+		}
+	}
+	r.table = r.sql.Table(r.built)
+	r.replaces, r.exists = r.exists, true
+	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
+	return err
+}
+
+// swapIn puts the built table in the target's place, after the data
+// transaction has committed. A plan drops it instead.
+func (r *run) swapIn(ctx context.Context) error {
+	if r.built.Name == "" {
+		return nil
+	}
+	stmts := r.swap.Swap(engine.Table(r.job.Table()), r.built, r.replaces)
+	if r.opts.plan != nil {
+		stmts = []string{r.swap.Drop(r.built)}
+	}
+	for _, q := range stmts {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("swapping %s in: %w", r.built.Name, err)
+		}
+	}
+	return nil
+}
