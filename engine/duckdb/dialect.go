@@ -12,8 +12,8 @@ import (
 type Dialect struct{ engine.ANSI }
 
 var (
-	_ engine.Dialect    = Dialect{}
-	_ engine.Stager     = Dialect{}
+	_ engine.Dialect = Dialect{}
+	_ engine.Stager  = Dialect{}
 )
 
 // String renders a string literal.

@@ -333,4 +333,3 @@ func (d *DB) CheckType(ctx context.Context, typ string) error {
 }
 
 var _ engine.TypeChecker = (*DB)(nil)
-

@@ -1,0 +1,207 @@
+package duckdb_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/duckdb"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
+)
+
+// swapDB is DuckDB pretending that its DDL commits the open transaction,
+// as MySQL's does: it declares engine.Swapper, so the runner must keep
+// every DDL statement out of the data transaction and change a table's
+// shape by building a new one and swapping it in.
+type swapDB struct{ *duckdb.DB }
+
+var _ engine.Swapper = swapDB{}
+
+func (swapDB) Swap(table, built engine.Table, exists bool) []string {
+	d := duckdb.Dialect{}
+	rename := "ALTER TABLE " + d.Table(built) + " RENAME TO " + d.Ident(table.Name)
+	if !exists {
+		return []string{rename}
+	}
+	// DuckDB has no two-table RENAME; one transaction of its DDL is one
+	// atomic step, as MySQL's RENAME TABLE a TO b, c TO a is.
+	return []string{"BEGIN; DROP TABLE " + d.Table(table) + "; " + rename + "; COMMIT"}
+}
+
+func (swapDB) Drop(t engine.Table) string { return "DROP TABLE IF EXISTS " + duckdb.Dialect{}.Table(t) }
+
+var ddl = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP)\b`)
+
+// runRecorded runs j for date on db and returns the result and every text
+// the run recorded.
+func runRecorded(t *testing.T, db engine.DB, j *job.Job, date string, force bool) (runner.Result, []string) {
+	t.Helper()
+	var rec []string
+	res, err := runner.Run(t.Context(), db, j, runner.Options{Date: date, Force: force, LockTimeout: time.Second,
+		AsOf: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), Now: func() time.Time { return time.Date(2029, 1, 1, 0, 0, 0, 0, time.UTC) }, Record: func(q string) { rec = append(rec, q) }})
+	require.NoError(t, err)
+	return res[len(res)-1], rec
+}
+
+// requireNoDDLInTx fails when a DDL statement ran between BEGIN and the
+// transaction's end.
+func requireNoDDLInTx(t *testing.T, rec []string) {
+	t.Helper()
+	in, began := false, false
+	for _, q := range rec {
+		switch {
+		case q == "BEGIN":
+			in, began = true, true
+		case q == "COMMIT" || q == "ROLLBACK":
+			in = false
+		case in && ddl.MatchString(q):
+			t.Fatalf("DDL inside the data transaction: %s\nrecord:\n%s", q, strings.Join(rec, "\n"))
+		}
+	}
+	if !began && !strings.Contains(strings.Join(rec, "\n"), "FROM \"idem_runs\"") {
+		t.Fatalf("neither a data transaction nor a skip in:\n%s", strings.Join(rec, "\n"))
+	}
+}
+
+func openBoth(t *testing.T) (plain *duckdb.DB, swapped swapDB) {
+	t.Helper()
+	dir := t.TempDir()
+	a, err := duckdb.Open(t.Context(), filepath.Join(dir, "plain.duckdb"), time.Second)
+	require.NoError(t, err)
+	b, err := duckdb.Open(t.Context(), filepath.Join(dir, "swapped.duckdb"), time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, swapDB{b}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func checksum(t *testing.T, db engine.DB, table string) (int64, string) {
+	t.Helper()
+	n, sum, err := runner.TableChecksum(t.Context(), db, engine.Table{Name: table}, "", nil)
+	require.NoError(t, err)
+	return n, sum
+}
+
+func tableNames(t *testing.T, db engine.DB) []string {
+	t.Helper()
+	rows, err := db.Conn().QueryContext(t.Context(), "SELECT table_name FROM information_schema.tables ORDER BY 1")
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		out = append(out, s)
+	}
+	return out
+}
+
+// The swap path, partition strategy: a first load builds the table and
+// swaps it in, a rerun skips, a changed row replaces only that row, a new
+// column rebuilds the table, and no DDL ever runs in the data transaction.
+// Every result equals the transactional path's on the same inputs.
+func TestSwapPathPartition(t *testing.T) {
+	plain, swapped := openBoth(t)
+	dir := t.TempDir()
+	j, err := job.Parse([]byte(`idem: 1
+job: orders
+source:
+  files: in/orders-{{ date }}.csv
+target:
+  table: orders
+strategy: partition
+partition:
+  column: day
+key: [id]
+loaded_at: loaded_at
+on_schema_change: add_columns
+`), dir, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	both := func(date string, force bool) runner.Result {
+		want, _ := runRecorded(t, plain, j, date, force)
+		got, rec := runRecorded(t, swapped, j, date, force)
+		requireNoDDLInTx(t, rec)
+		require.Equal(t, want.Action, got.Action)
+		require.Equal(t, [3]int64{want.Inserted, want.Deleted, want.RowCount}, [3]int64{got.Inserted, got.Deleted, got.RowCount})
+		require.Equal(t, want.Checksum, got.Checksum)
+		wn, ws := checksum(t, plain, "orders")
+		gn, gs := checksum(t, swapped, "orders")
+		require.Equal(t, [2]any{wn, ws}, [2]any{gn, gs}, "tables differ after %s", date)
+		require.NotContains(t, tableNames(t, swapped), "orders"+engine.BuildSuffix)
+		return got
+	}
+
+	writeFile(t, filepath.Join(dir, "in/orders-2024-05-01.csv"), "id,day,amount\n1,2024-05-01,10\n2,2024-05-01,20\n1,2024-05-01,10\n")
+	res := both("2024-05-01", false)
+	require.Equal(t, runner.ActionLoaded, res.Action)
+	require.EqualValues(t, 2, res.Inserted)
+
+	res = both("2024-05-01", false)
+	require.Equal(t, runner.ActionSkipped, res.Action)
+
+	writeFile(t, filepath.Join(dir, "in/orders-2024-05-02.csv"), "id,day,amount\n3,2024-05-02,30\n")
+	both("2024-05-02", false)
+	_, before := checksum(t, swapped, "orders")
+
+	// One changed row: only it changes; the other partition stays.
+	writeFile(t, filepath.Join(dir, "in/orders-2024-05-01.csv"), "id,day,amount\n1,2024-05-01,10\n2,2024-05-01,21\n")
+	res = both("2024-05-01", false)
+	require.EqualValues(t, 2, res.Deleted)
+	_, after := checksum(t, swapped, "orders")
+	require.NotEqual(t, before, after)
+
+	// A new column changes the table's shape: built beside it, swapped in.
+	writeFile(t, filepath.Join(dir, "in/orders-2024-05-03.csv"), "id,day,amount,note\n4,2024-05-03,40,new\n")
+	_, rec := runRecorded(t, swapped, j, "2024-05-03", false)
+	requireNoDDLInTx(t, rec)
+	require.Contains(t, strings.Join(rec, "\n"), engine.BuildSuffix, "a shape change must build and swap")
+	n, _ := checksum(t, swapped, "orders")
+	require.EqualValues(t, 4, n)
+}
+
+// The swap path, merge strategy with deletes: tombstones and the merge
+// plan are made before the transaction, and the result equals the
+// transactional path's in every load order.
+func TestSwapPathMerge(t *testing.T) {
+	plain, swapped := openBoth(t)
+	dir := t.TempDir()
+	j, err := job.Parse([]byte(`idem: 1
+job: customers
+source:
+  files: in/customers-{{ date }}.csv
+target:
+  table: customers
+strategy: merge
+key: [id]
+latest_by: version
+delete_when: gone
+`), dir, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	writeFile(t, filepath.Join(dir, "in/customers-2024-05-01.csv"), "id,version,name,gone\n1,1,a,false\n2,1,b,false\n3,1,c,false\n")
+	writeFile(t, filepath.Join(dir, "in/customers-2024-05-02.csv"), "id,version,name,gone\n1,2,a2,false\n2,2,b,true\n")
+	writeFile(t, filepath.Join(dir, "in/customers-2024-05-03.csv"), "id,version,name,gone\n2,1,b-old,false\n4,1,d,false\n")
+	for _, date := range []string{"2024-05-03", "2024-05-01", "2024-05-02", "2024-05-01"} {
+		want, _ := runRecorded(t, plain, j, date, true)
+		got, rec := runRecorded(t, swapped, j, date, true)
+		requireNoDDLInTx(t, rec)
+		require.Equal(t, [5]int64{want.Inserted, want.Updated, want.Deleted, want.DeletedAbsent, want.SkippedOlder},
+			[5]int64{got.Inserted, got.Updated, got.Deleted, got.DeletedAbsent, got.SkippedOlder}, date)
+		wn, ws := checksum(t, plain, "customers")
+		gn, gs := checksum(t, swapped, "customers")
+		require.Equal(t, [2]any{wn, ws}, [2]any{gn, gs}, "tables differ after %s", date)
+	}
+	n, _ := checksum(t, swapped, "customers")
+	require.EqualValues(t, 3, n) // 1 (v2), 3, 4; 2 stays deleted
+}
