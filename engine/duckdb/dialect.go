@@ -65,12 +65,9 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	var from, replace string
 	switch in.Format {
 	case "csv":
-		opts := "header = true"
-		if in.Delim != "" {
-			// The dialect is given, not guessed: a guess from sampled rows
-			// can read a ragged file as one column.
-			opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
-		}
+		// The dialect is given, not guessed: a guess from sampled rows can
+		// read a ragged file as one column.
+		opts := "header = true" + d.csvOptions(in.Delim)
 		if len(names) > 0 {
 			kv := make([]string, len(names))
 			for i, c := range names {
