@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/source/filereader"
 )
 
 // SetCopyMode forces how CSV reaches the server ("auto" or "rows"), for
@@ -24,15 +25,15 @@ var LockKey = lockKey
 // CSVCopyable reports whether LoadFiles would stream in's CSV files as raw
 // bytes into COPY (rather than rows read by DuckDB).
 func CSVCopyable(ctx context.Context, in engine.FileInput) (bool, error) {
-	rd, err := newReader(ctx)
+	rd, err := filereader.Open(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer rd.close()
-	_, cols, err := rd.describe(ctx, in)
+	defer rd.Close()
+	src, err := rd.Describe(ctx, in, pgTypes{})
 	if err != nil {
 		return false, err
 	}
-	cd, err := rd.csvCopyable(ctx, in, cols)
+	cd, err := src.CSV(ctx)
 	return cd != nil, err
 }
