@@ -7,13 +7,16 @@ import (
 	"github.com/idemdata/idem/source/filereader"
 )
 
-// SetCopyMode forces how CSV reaches the server ("auto" or "rows"), for
-// tests and benchmarks; it returns a func restoring the previous mode. Not
-// safe alongside parallel loads: callers are not parallel tests.
-func SetCopyMode(mode string) (restore func()) {
-	prev := copyMode
-	copyMode = mode
-	return func() { copyMode = prev }
+// SetCopyMode forces how this DB sends CSV to the server: "auto" (raw
+// bytes where the server parses them as DuckDB does) or "rows" (always rows
+// read by DuckDB); for tests and benchmarks.
+func (d *DB) SetCopyMode(mode string) {
+	switch mode {
+	case "auto", "rows":
+		d.csvRows = mode == "rows"
+	default:
+		panic("copy mode " + mode + " is not auto or rows")
+	}
 }
 
 // PGType exposes the DuckDB→PostgreSQL type mapping.

@@ -35,9 +35,6 @@ import (
 // engine would stage them (explicit `columns:` types included), mapped to
 // PostgreSQL types (pgTypes). See BENCHMARKS.md for why raw CSV goes first.
 
-// copyMode chooses how CSV reaches the server; benchmarks set it.
-var copyMode = "auto" // auto | rows
-
 // LoadFiles streams the input files into a new temporary table stage, in tx.
 func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput) error {
 	if len(in.Paths) == 0 {
@@ -55,7 +52,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	cols := src.Columns
 	dl := Dialect{}
 	var raw *filereader.CSVDialect
-	if in.Format == "csv" && copyMode == "auto" {
+	if in.Format == "csv" && !d.csvRows {
 		if raw, err = src.CSV(ctx); err != nil {
 			return err
 		}
