@@ -16,7 +16,9 @@ import (
 )
 
 // CSVDialect is how an engine's CSV loader must parse the files for their
-// bytes to go to it as they are.
+// bytes to go to it as they are. Each file has a header, which names its
+// columns in its own order (Header), and an empty field, quoted or not, is
+// NULL, as the reader reads it.
 type CSVDialect struct {
 	Delim string // one byte
 	// Quote is `"`, or "" when the files have no quoting: a " is then a

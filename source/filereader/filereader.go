@@ -223,6 +223,22 @@ type Decimal struct {
 	Scale int
 }
 
+// String is the decimal's exact text, with Scale digits after the point,
+// for sinks that send text.
+func (d Decimal) String() string {
+	s := new(big.Int).Abs(d.Value).String()
+	if d.Scale > 0 {
+		if len(s) <= d.Scale {
+			s = strings.Repeat("0", d.Scale-len(s)+1) + s
+		}
+		s = s[:len(s)-d.Scale] + "." + s[len(s)-d.Scale:]
+	}
+	if d.Value.Sign() < 0 {
+		s = "-" + s
+	}
+	return s
+}
+
 // Values is the current row, in a new slice.
 func (r *Rows) Values() ([]any, error) {
 	out := make([]any, len(r.vals))

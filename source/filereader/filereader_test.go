@@ -179,6 +179,19 @@ func TestRows(t *testing.T) {
 	require.NoError(t, rows.Err())
 }
 
+func TestDecimalString(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value int64
+		scale int
+		want  string
+	}{
+		{150, 2, "1.50"}, {-5, 2, "-0.05"}, {0, 3, "0.000"}, {42, 0, "42"}, {-1234567, 3, "-1234.567"},
+	} {
+		require.Equal(t, tc.want, Decimal{Value: big.NewInt(tc.value), Scale: tc.scale}.String())
+	}
+}
+
 // A reader error keeps what is wrong, where, and the file, not the dump of
 // reader options after it; the original stays in the chain.
 func TestCondense(t *testing.T) {
