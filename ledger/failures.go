@@ -47,11 +47,14 @@ func tableExists(ctx context.Context, q engine.Querier, db engine.DB, t engine.T
 	query, args := db.Statements().TableExists(t)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("looking for %s: %w", t.Name, err)
 	}
 	defer rows.Close()
 	found := rows.Next()
-	return found, rows.Err()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("looking for %s: %w", t.Name, err)
+	}
+	return found, nil
 }
 
 // RecordFailure writes f, replacing the failure of the same run id: a
@@ -117,7 +120,10 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 		}
 		out[f.Partition] = f // ordered by seq: the last one wins
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", t.Name, err)
+	}
+	return out, nil
 }
 
 // LastRuns returns, per partition of job, its latest committed run (none
@@ -142,5 +148,8 @@ func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (
 		}
 		out[e.Partition] = e
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return out, nil
 }

@@ -42,6 +42,9 @@ type Entry struct {
 	TargetTable string
 }
 
+// ErrNoRun is returned by Last and Find when the ledger holds no such run.
+var ErrNoRun = errors.New("no run in the ledger")
+
 // State reports whether idem_runs exists, and whether it is current (has
 // every column this version writes; a ledger from an older version lacks
 // some until Ensure adds them). Until a run commits there is no ledger: a
@@ -100,7 +103,8 @@ func selectSQL(d engine.Dialect, t engine.Table) string {
 	return "SELECT " + runs.selectList(d) + " FROM " + d.Table(t)
 }
 
-// Last returns the latest committed run of (job, partition), or nil.
+// Last returns the latest committed run of (job, partition), or an error
+// wrapping ErrNoRun when it has none.
 func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition string) (*Entry, error) {
 	d := db.Dialect()
 	// A partition has a few rows; picking the latest here is cheaper than
@@ -126,10 +130,14 @@ func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition st
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
 	}
+	if last == nil {
+		return nil, fmt.Errorf("%w: job %s, partition %s", ErrNoRun, job, partition)
+	}
 	return last, nil
 }
 
-// Find returns the ledger row of one run id, or nil.
+// Find returns the ledger row of one run id, or an error wrapping ErrNoRun
+// when the ledger does not hold it.
 func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, runID string) (*Entry, error) {
 	d := db.Dialect()
 	query := selectSQL(d, db.LedgerTable()) + fmt.Sprintf(" WHERE %s = %s AND %s = %s AND %s = %s",
@@ -137,7 +145,7 @@ func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, r
 	var e Entry
 	err := q.QueryRowContext(ctx, query, job, partition, runID).Scan(runs.dest(&e)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, fmt.Errorf("%w: job %s, partition %s, run %s", ErrNoRun, job, partition, runID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
@@ -160,11 +168,14 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 	for rows.Next() {
 		var j string
 		if err := rows.Scan(&j); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
 		out = append(out, j)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return out, nil
 }
 
 // Write records e, giving it the next sequence number of its partition. Call
