@@ -15,6 +15,7 @@ import (
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/postgres"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
 )
 
 func open(t *testing.T, url string) *postgres.DB {
@@ -369,7 +370,7 @@ func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
 	ctx := t.Context()
 	a, b := open(t, url), open(t, url)
 	st := a.Statements()
-	for _, q := range st.LedgerDDL(a.LedgerTable()) {
+	for _, q := range st.LedgerDDL(a.LedgerTable(), ledger.Runs()) {
 		_, err := a.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
@@ -381,7 +382,7 @@ func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
 
 	_, err = b.Conn().ExecContext(ctx, "SET lock_timeout = '500ms'")
 	require.NoError(t, err)
-	for _, q := range st.LedgerDDL(b.LedgerTable()) {
+	for _, q := range st.LedgerDDL(b.LedgerTable(), ledger.Runs()) {
 		_, err := b.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
