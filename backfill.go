@@ -48,8 +48,8 @@ type Backfilled struct {
 // connections write at once (a server), as opposed to DuckDB's one writing
 // process per file.
 func ConcurrentWriters(url string) bool {
-	name, _, err := job.SplitURL(url)
-	return err == nil && name != "duckdb"
+	t, err := job.ParseTargetURL(url)
+	return err == nil && t.Driver.ConcurrentWriters
 }
 
 // Backfill runs every partition from opts.From to opts.To, each its own

@@ -13,14 +13,11 @@ package idem
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
 	"time"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/engine/duckdb"
-	"github.com/idemdata/idem/engine/postgres"
+	_ "github.com/idemdata/idem/engine/duckdb"   // registers duckdb:
+	_ "github.com/idemdata/idem/engine/postgres" // registers postgres:// and postgresql://
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/lint"
 	"github.com/idemdata/idem/runner"
@@ -87,7 +84,8 @@ func openForRun(ctx context.Context, j *Job, opts Options) (engine.DB, error) {
 }
 
 // ErrTarget marks a target URL that cannot be used: malformed, naming an
-// engine this build lacks, or naming a file that is not a database. The CLI maps it to exit 2.
+// engine this build lacks (none registered its scheme), or naming a file
+// that is not a database. The CLI maps it to exit 2.
 var ErrTarget = errors.New("unusable target URL")
 
 type targetError struct{ error }
@@ -95,8 +93,9 @@ type targetError struct{ error }
 func (targetError) Is(target error) bool { return target == ErrTarget }
 func (e targetError) Unwrap() error      { return e.error }
 
-// Open opens a target URL. A relative DuckDB path resolves against dir (the
-// job file's folder), so a job runs the same from any working directory.
+// Open opens a target URL with the engine registered for its scheme
+// (engine.Register). A relative file path resolves against dir (the job
+// file's folder), so a job runs the same from any working directory.
 func Open(ctx context.Context, url, dir string, lockTimeout time.Duration) (engine.DB, error) {
 	db, err := open(ctx, url, dir, lockTimeout, false)
 	return db, job.NewRedactor(url).Error(err)
@@ -112,40 +111,16 @@ func OpenReadOnly(ctx context.Context, url, dir string, lockTimeout time.Duratio
 	return db, job.NewRedactor(url).Error(err)
 }
 
-func open(ctx context.Context, url, dir string, lockTimeout time.Duration, readOnly bool) (db engine.DB, err error) {
-	name, rest, err := job.SplitURL(url)
+func open(ctx context.Context, url, dir string, lockTimeout time.Duration, readOnly bool) (engine.DB, error) {
+	t, err := job.ParseTargetURL(url)
 	if err != nil {
 		return nil, targetError{err}
 	}
-	switch name {
-	case "duckdb":
-		if rest != ":memory:" && !filepath.IsAbs(rest) {
-			rest = filepath.Join(dir, rest)
-		}
-		if readOnly {
-			db, err = duckdb.OpenReadOnly(ctx, rest, lockTimeout)
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, targetError{err}
-			}
-		} else {
-			db, err = duckdb.Open(ctx, rest, lockTimeout)
-		}
-		if errors.Is(err, duckdb.ErrNotDatabase) {
-			return nil, targetError{fmt.Errorf("%s: %w", job.Redact(url), err)}
-		}
-	case "postgres":
-		if readOnly {
-			db, err = postgres.OpenReadOnly(ctx, rest, lockTimeout)
-		} else {
-			db, err = postgres.Open(ctx, rest, lockTimeout)
-		}
-		if errors.Is(err, job.ErrURL) {
-			return nil, targetError{err}
-		}
-	default:
-		return nil, targetError{fmt.Errorf("%s targets are not supported by this version of idem yet (%s)", name, job.Redact(url))}
+	db, err := t.Driver.Open(ctx, t.Location, engine.OpenOptions{URL: url, Dir: dir, LockTimeout: lockTimeout, ReadOnly: readOnly})
+	if errors.Is(err, engine.ErrBadTarget) {
+		return nil, targetError{err}
 	}
-	if err != nil { // a nil *duckdb.DB must not become a non-nil engine.DB
+	if err != nil {
 		return nil, err
 	}
 	return db, nil

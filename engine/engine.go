@@ -265,10 +265,14 @@ type Merger interface {
 	Merge(plan, action string, m MergeSpec) []string
 }
 
-// LedgerStatements create and write the ledger.
+// LedgerStatements create and write the ledger. Its tables' shapes are
+// defined once, in package ledger, and handed in.
 type LedgerStatements interface {
-	// LedgerDDL creates the idem_runs table if it does not exist.
-	LedgerDDL(t Table) []string
+	// LedgerDDL creates table t of def (idem_runs) if it does not exist,
+	// and adds the columns def.Added lists to one an older version created.
+	LedgerDDL(t Table, def TableDef) []string
+	// CreateTable creates table t of def if it does not exist.
+	CreateTable(t Table, def TableDef) string
 	// Upsert inserts one row of cols (bound in order), replacing the row
 	// with the same key.
 	Upsert(t Table, cols, key []string) string

@@ -342,7 +342,7 @@ columns:
 		"idem: format version 2 is not supported by this idem (it reads version 1)",
 		`job: "orders daily" may hold only letters, digits, _ . and -`,
 		`target.table: "a.b.c" has too many dots (schema.table or table)`,
-		`target.url: "sqlite:x.db" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`,
+		`target.url: "sqlite:x.db" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`,
 		"source: give one of query or files, not both",
 		"partition.column: required for strategy partition",
 		"delete_when: applies to strategy merge only",
@@ -426,12 +426,12 @@ func TestParseValidationProblems(t *testing.T) {
 		{
 			name: "duckdb url without path",
 			src:  "idem: 1\njob: j\ntarget:\n  url: 'duckdb:'\n  table: t\n" + partitionTail,
-			want: []string{"target.url: duckdb: needs a file path (duckdb:warehouse.duckdb) or :memory:"},
+			want: []string{"target.url: duckdb: needs a file path (duckdb:warehouse.duckdb or duckdb::memory:)"},
 		},
 		{
 			name: "bad url is redacted",
 			src:  "idem: 1\njob: j\ntarget:\n  url: postgress://u:hunter2@h/db\n  table: t\n" + partitionTail,
-			want: []string{`target.url: "postgress://u:xxxxx@h/db" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
+			want: []string{`target.url: "postgress://u:xxxxx@h/db" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
 		},
 		{
 			name: "loaded_at names a key column",
@@ -1099,15 +1099,15 @@ func TestSplitURL(t *testing.T) {
 		{url: "duckdb::memory:", engine: "duckdb", rest: ":memory:"},
 		{url: "postgres://u:p@h:5432/db", engine: "postgres", rest: "postgres://u:p@h:5432/db"},
 		{url: "postgresql://h/db", engine: "postgres", rest: "postgresql://h/db"},
-		{url: "mysql://u:p@tcp(h:3306)/db", engine: "mysql", rest: "mysql://u:p@tcp(h:3306)/db"},
-		{url: "duckdb:", wantErr: "duckdb: needs a file path (duckdb:warehouse.duckdb) or :memory:"},
-		{url: "duckdb://", wantErr: "duckdb: needs a file path (duckdb:warehouse.duckdb) or :memory:"},
-		{url: "", wantErr: `"" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
-		{url: "warehouse.duckdb", wantErr: `"warehouse.duckdb" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
-		{url: "DUCKDB:w.duckdb", wantErr: `"DUCKDB:w.duckdb" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
-		{url: "postgres:db", wantErr: `"postgres:db" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
-		{url: "host=db password=topsecret", wantErr: `"host=db password=xxxxx" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
-		{url: "sqlserver://sa:topsecret@h/db", wantErr: `"sqlserver://sa:xxxxx@h/db" is not a target URL (duckdb:PATH, postgres://…, mysql://…)`},
+		{url: "mysql://u:p@tcp(h:3306)/db", wantErr: `"mysql://u:xxxxx@tcp(h:3306)/db" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
+		{url: "duckdb:", wantErr: "duckdb: needs a file path (duckdb:warehouse.duckdb or duckdb::memory:)"},
+		{url: "duckdb://", wantErr: "duckdb: needs a file path (duckdb:warehouse.duckdb or duckdb::memory:)"},
+		{url: "", wantErr: `"" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
+		{url: "warehouse.duckdb", wantErr: `"warehouse.duckdb" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
+		{url: "DUCKDB:w.duckdb", wantErr: `"DUCKDB:w.duckdb" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
+		{url: "postgres:db", wantErr: `"postgres:db" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
+		{url: "host=db password=topsecret", wantErr: `"host=db password=xxxxx" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
+		{url: "sqlserver://sa:topsecret@h/db", wantErr: `"sqlserver://sa:xxxxx@h/db" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {

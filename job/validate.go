@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/idemdata/idem/engine"
 )
 
 var (
@@ -339,27 +341,47 @@ func (j *Job) Table() TableName {
 	return t
 }
 
-// SplitURL returns a target URL's engine name and the rest. A server URL
-// that cannot be parsed is an error wrapping ErrURL.
+// TargetURL is a target URL read through the engine registry.
+type TargetURL struct {
+	Scheme string
+	Driver engine.Driver
+	// Location is what the driver opens: the file path as written (a
+	// file engine), or the whole URL (a server).
+	Location string
+}
+
+// ParseTargetURL reads a target URL: its scheme names a registered engine
+// (engine.Register). A server URL that cannot be parsed is an error
+// wrapping ErrURL.
+func ParseTargetURL(url string) (TargetURL, error) {
+	scheme, after, ok := strings.Cut(url, ":")
+	d, known := engine.Lookup(scheme)
+	if !ok || !known || (!d.File && !strings.HasPrefix(after, "//")) {
+		forms := engine.Forms()
+		if len(forms) == 0 {
+			forms = []string{"this program registers no engine"}
+		}
+		return TargetURL{}, fmt.Errorf("%q is not a target URL (%s)", Redact(url), strings.Join(forms, ", "))
+	}
+	if d.File {
+		loc := strings.TrimPrefix(after, "//")
+		if loc == "" {
+			return TargetURL{}, fmt.Errorf("%s: needs a file path (%s)", scheme, d.Example)
+		}
+		return TargetURL{Scheme: scheme, Driver: d, Location: loc}, nil
+	}
+	if _, err := ParseServerURL(url); err != nil {
+		return TargetURL{}, err
+	}
+	return TargetURL{Scheme: scheme, Driver: d, Location: url}, nil
+}
+
+// SplitURL returns a target URL's engine name and what its driver opens
+// (see ParseTargetURL).
 func SplitURL(url string) (engineName, rest string, err error) {
-	switch {
-	case strings.HasPrefix(url, "duckdb:"):
-		rest = strings.TrimPrefix(url, "duckdb:")
-		rest = strings.TrimPrefix(rest, "//")
-		if rest == "" {
-			return "", "", fmt.Errorf("duckdb: needs a file path (duckdb:warehouse.duckdb) or :memory:")
-		}
-		return "duckdb", rest, nil
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		engineName = "postgres"
-	case strings.HasPrefix(url, "mysql://"):
-		engineName = "mysql"
+	t, err := ParseTargetURL(url)
+	if err != nil {
+		return "", "", err
 	}
-	if engineName != "" {
-		if _, err := ParseServerURL(url); err != nil {
-			return "", "", err
-		}
-		return engineName, url, nil
-	}
-	return "", "", fmt.Errorf("%q is not a target URL (duckdb:PATH, postgres://…, mysql://…)", Redact(url))
+	return t.Driver.Name, t.Location, nil
 }

@@ -30,13 +30,6 @@ type Failure struct {
 	IdemVersion string
 }
 
-// FailureColumns of idem_failures, in the order failureFields binds them.
-var FailureColumns = []string{"job", "partition", "run_id", "seq", "after_run_seq", "error", "failed_at", "idem_version"}
-
-func (f *Failure) fields() []any {
-	return []any{&f.Job, &f.Partition, &f.RunID, &f.Seq, &f.AfterRunSeq, &f.Error, &f.FailedAt, &f.IdemVersion}
-}
-
 // FailuresTable is idem_failures, next to idem_runs. A ledger under
 // another name (verify's scratch ledger, X_runs) has its own failures
 // table (X_failures), so runs against it never write the real one.
@@ -49,34 +42,19 @@ func FailuresTable(db engine.DB) engine.Table {
 	return engine.Table{Schema: l.Schema, Name: name}
 }
 
-// failuresDDL uses types both engines spell alike. The table is created on
-// the first failure, not with idem_runs, so a run that succeeds executes
-// no extra statement.
-func failuresDDL(d engine.Dialect, t engine.Table) string {
-	return fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-  %s VARCHAR NOT NULL,
-  %s VARCHAR NOT NULL,
-  %s VARCHAR NOT NULL,
-  %s BIGINT NOT NULL,
-  %s BIGINT NOT NULL,
-  %s VARCHAR NOT NULL,
-  %s TIMESTAMPTZ NOT NULL,
-  %s VARCHAR NOT NULL,
-  PRIMARY KEY (%s, %s, %s)
-)`, d.Table(t), d.Ident("job"), d.Ident("partition"), d.Ident("run_id"), d.Ident("seq"), d.Ident("after_run_seq"),
-		d.Ident("error"), d.Ident("failed_at"), d.Ident("idem_version"), d.Ident("job"), d.Ident("partition"), d.Ident("run_id"))
-}
-
 // tableExists reports whether t exists.
 func tableExists(ctx context.Context, q engine.Querier, db engine.DB, t engine.Table) (bool, error) {
 	query, args := db.SQL().Catalog.TableExists(t)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("looking for %s: %w", t.Name, err)
 	}
 	defer rows.Close()
 	found := rows.Next()
-	return found, rows.Err()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("looking for %s: %w", t.Name, err)
+	}
+	return found, nil
 }
 
 // RecordFailure writes f, replacing the failure of the same run id: a
@@ -94,7 +72,9 @@ func RecordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) error {
 	d := db.SQL()
 	t := FailuresTable(db)
-	if _, err := q.ExecContext(ctx, failuresDDL(d, t)); err != nil {
+	// Created on the first failure, not with idem_runs, so a run that
+	// succeeds executes no extra statement.
+	if _, err := q.ExecContext(ctx, db.SQL().Ledger.CreateTable(t, failures.def())); err != nil {
 		// Two first failures at once on a server can race to create it;
 		// the loser finds the winner's table.
 		if ok, e := tableExists(ctx, q, db, t); e != nil || !ok {
@@ -111,11 +91,7 @@ func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 	if err := q.QueryRowContext(ctx, seq, f.Job, f.Partition).Scan(&f.Seq); err != nil {
 		return fmt.Errorf("recording the failure: %w", err)
 	}
-	args := make([]any, len(FailureColumns))
-	for i, p := range f.fields() {
-		args[i] = deref(p)
-	}
-	if _, err := q.ExecContext(ctx, db.SQL().Ledger.Upsert(t, FailureColumns, []string{"job", "partition", "run_id"}), args...); err != nil {
+	if _, err := q.ExecContext(ctx, db.SQL().Ledger.Upsert(t, failures.names(), failures.key), failures.values(f)...); err != nil {
 		return fmt.Errorf("recording the failure: %w", err)
 	}
 	return nil
@@ -129,12 +105,8 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 		return nil, err
 	}
 	d := db.SQL()
-	cols := make([]string, len(FailureColumns))
-	for i, c := range FailureColumns {
-		cols[i] = d.Ident(c)
-	}
 	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s ORDER BY %s, %s",
-		strings.Join(cols, ", "), d.Table(t), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
+		failures.selectList(d), d.Table(t), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
 	rows, err := q.QueryContext(ctx, query, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", t.Name, err)
@@ -143,12 +115,15 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 	out := map[string]Failure{}
 	for rows.Next() {
 		var f Failure
-		if err := rows.Scan(f.fields()...); err != nil {
+		if err := rows.Scan(failures.dest(&f)...); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", t.Name, err)
 		}
 		out[f.Partition] = f // ordered by seq: the last one wins
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", t.Name, err)
+	}
+	return out, nil
 }
 
 // LastRuns returns, per partition of job, its latest committed run (none
@@ -168,10 +143,13 @@ func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (
 	out := map[string]Entry{}
 	for rows.Next() {
 		var e Entry
-		if err := rows.Scan(e.fields()...); err != nil {
+		if err := rows.Scan(runs.dest(&e)...); err != nil {
 			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
 		out[e.Partition] = e
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return out, nil
 }

@@ -42,25 +42,8 @@ type Entry struct {
 	TargetTable string
 }
 
-// Columns of idem_runs, in the order fields binds them.
-var Columns = []string{
-	"job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy",
-	"rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted",
-	"deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at",
-	"idem_version", "target_table",
-}
-
-// Key is the ledger's primary key: a forced rerun rewrites its own row.
-var Key = []string{"job", "partition", "run_id"}
-
-func (e *Entry) fields() []any {
-	return []any{
-		&e.Job, &e.Partition, &e.RunID, &e.Seq, &e.InputFingerprint, &e.DefinitionHash, &e.Strategy,
-		&e.RowsIn, &e.RowsDeduped, &e.RowsOutOfWindow, &e.Inserted, &e.Updated, &e.Deleted,
-		&e.DeletedAbsent, &e.SkippedOlder, &e.RowCount, &e.Checksum, &e.PartitionClosed, &e.StartedAt, &e.FinishedAt,
-		&e.IdemVersion, &e.TargetTable,
-	}
-}
+// ErrNoRun is returned by Last and Find when the ledger holds no such run.
+var ErrNoRun = errors.New("no run in the ledger")
 
 // State reports whether idem_runs exists, and whether it is current (has
 // every column this version writes; a ledger from an older version lacks
@@ -93,7 +76,7 @@ func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current
 		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
 	}
 	current = len(have) > 0
-	for _, c := range Columns {
+	for _, c := range runs.names() {
 		current = current && have[c]
 	}
 	return len(have) > 0, current, nil
@@ -108,7 +91,7 @@ func Exists(ctx context.Context, q engine.Querier, db engine.DB) (bool, error) {
 // Ensure creates idem_runs if it does not exist, and adds the columns an
 // older version's ledger lacks.
 func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
-	for _, ddl := range db.SQL().Ledger.LedgerDDL(db.Names().Ledger) {
+	for _, ddl := range db.SQL().Ledger.LedgerDDL(db.Names().Ledger, runs.def()) {
 		if _, err := q.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("creating the ledger table: %w", err)
 		}
@@ -117,17 +100,11 @@ func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
 }
 
 func selectSQL(d engine.Dialect, t engine.Table) string {
-	cols := make([]string, len(Columns))
-	for i, c := range Columns {
-		cols[i] = d.Ident(c)
-		if c == "target_table" { // NULL in rows an older idem wrote
-			cols[i] = "coalesce(" + cols[i] + ", " + d.String("") + ")"
-		}
-	}
-	return "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Table(t)
+	return "SELECT " + runs.selectList(d) + " FROM " + d.Table(t)
 }
 
-// Last returns the latest committed run of (job, partition), or nil.
+// Last returns the latest committed run of (job, partition), or an error
+// wrapping ErrNoRun when it has none.
 func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition string) (*Entry, error) {
 	d := db.SQL()
 	// A partition has a few rows; picking the latest here is cheaper than
@@ -143,7 +120,7 @@ func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition st
 	var last *Entry
 	for rows.Next() {
 		var e Entry
-		if err := rows.Scan(e.fields()...); err != nil {
+		if err := rows.Scan(runs.dest(&e)...); err != nil {
 			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
 		if last == nil || e.Seq > last.Seq {
@@ -153,18 +130,22 @@ func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition st
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
 	}
+	if last == nil {
+		return nil, fmt.Errorf("%w: job %s, partition %s", ErrNoRun, job, partition)
+	}
 	return last, nil
 }
 
-// Find returns the ledger row of one run id, or nil.
+// Find returns the ledger row of one run id, or an error wrapping ErrNoRun
+// when the ledger does not hold it.
 func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, runID string) (*Entry, error) {
 	d := db.SQL()
 	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s AND %s = %s AND %s = %s",
 		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2), d.Ident("run_id"), d.Placeholder(3))
 	var e Entry
-	err := q.QueryRowContext(ctx, query, job, partition, runID).Scan(e.fields()...)
+	err := q.QueryRowContext(ctx, query, job, partition, runID).Scan(runs.dest(&e)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, fmt.Errorf("%w: job %s, partition %s, run %s", ErrNoRun, job, partition, runID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
@@ -187,11 +168,14 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 	for rows.Next() {
 		var j string
 		if err := rows.Scan(&j); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
 		out = append(out, j)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return out, nil
 }
 
 // Write records e, giving it the next sequence number of its partition. Call
@@ -204,16 +188,13 @@ func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error 
 	if err := q.QueryRowContext(ctx, seqSQL, e.Job, e.Partition, e.RunID).Scan(&e.Seq, &same); err != nil {
 		return fmt.Errorf("writing the ledger: %w", err)
 	}
-	args := make([]any, len(Columns))
-	for i, f := range e.fields() {
-		args[i] = deref(f)
-	}
+	args := runs.values(e)
 	// A new run id is a plain insert: the partition's lock keeps out any
 	// other writer of its rows, and DuckDB's ON CONFLICT costs several
 	// milliseconds a run (a backfill writes hundreds).
-	stmt := insertSQL(d, db.Names().Ledger, Columns)
+	stmt := insertSQL(d, db.Names().Ledger, runs.names())
 	if same > 0 {
-		stmt = db.SQL().Ledger.Upsert(db.Names().Ledger, Columns, Key)
+		stmt = db.SQL().Ledger.Upsert(db.Names().Ledger, runs.names(), runs.key)
 	}
 	if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
 		return fmt.Errorf("writing the ledger: %w", err)
@@ -228,18 +209,4 @@ func insertSQL(d engine.Dialect, t engine.Table, cols []string) string {
 		names[i], ph[i] = d.Ident(c), d.Placeholder(i+1)
 	}
 	return "INSERT INTO " + d.Table(t) + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(ph, ", ") + ")"
-}
-
-func deref(p any) any {
-	switch v := p.(type) {
-	case *string:
-		return *v
-	case *int64:
-		return *v
-	case *bool:
-		return *v
-	case *time.Time:
-		return v.UTC()
-	}
-	panic(fmt.Sprintf("ledger: unexpected field type %T", p))
 }

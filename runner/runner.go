@@ -567,14 +567,20 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 	}
 	if j.Strategy == job.StrategyMerge {
 		prev, err := ledger.Find(ctx, r.s, r.db, j.Name, r.w.Label, r.res.RunID)
-		if err != nil || prev == nil {
+		if errors.Is(err, ledger.ErrNoRun) {
+			return false, nil
+		}
+		if err != nil {
 			return false, err
 		}
 		r.res.RowCount, r.res.Checksum = prev.RowCount, prev.Checksum
 		return true, nil
 	}
 	last, err := ledger.Last(ctx, r.s, r.db, j.Name, r.w.Label)
-	if err != nil || last == nil || last.RunID != r.res.RunID {
+	if errors.Is(err, ledger.ErrNoRun) {
+		return false, nil
+	}
+	if err != nil || last.RunID != r.res.RunID {
 		return false, err
 	}
 	// A partition loaded while open is confirmed by its first run after it

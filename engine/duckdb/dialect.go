@@ -65,12 +65,9 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	var from, replace string
 	switch in.Format {
 	case "csv":
-		opts := "header = true"
-		if in.Delim != "" {
-			// The dialect is given, not guessed: a guess from sampled rows
-			// can read a ragged file as one column.
-			opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
-		}
+		// The dialect is given, not guessed: a guess from sampled rows can
+		// read a ragged file as one column.
+		opts := "header = true" + d.csvOptions(in.Delim)
 		if len(names) > 0 {
 			kv := make([]string, len(names))
 			for i, c := range names {
@@ -157,39 +154,23 @@ func (d Dialect) Checksum(table string, cols []engine.Column, where string) stri
 	return q
 }
 
+// ledgerTypes spell the ledger's logical types.
+var ledgerTypes = engine.ColumnTypes{Text: "VARCHAR", Int64: "BIGINT", Bool: "BOOLEAN", Instant: "TIMESTAMPTZ"}
+
 // LedgerDDL creates idem_runs, and adds the columns later versions brought
-// to one an older version created.
-func (d Dialect) LedgerDDL(t engine.Table) []string {
-	return []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-  "job" VARCHAR NOT NULL,
-  "partition" VARCHAR NOT NULL,
-  "run_id" VARCHAR NOT NULL,
-  "seq" BIGINT NOT NULL,
-  "input_fingerprint" VARCHAR NOT NULL,
-  "definition_hash" VARCHAR NOT NULL,
-  "strategy" VARCHAR NOT NULL,
-  "rows_in" BIGINT NOT NULL,
-  "rows_deduped" BIGINT NOT NULL,
-  "rows_out_of_window" BIGINT NOT NULL,
-  "inserted" BIGINT NOT NULL,
-  "updated" BIGINT NOT NULL,
-  "deleted" BIGINT NOT NULL,
-  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
-  "skipped_older" BIGINT NOT NULL,
-  "row_count" BIGINT NOT NULL,
-  "checksum" VARCHAR NOT NULL,
-  "partition_closed" BOOLEAN NOT NULL,
-  "started_at" TIMESTAMPTZ NOT NULL,
-  "finished_at" TIMESTAMPTZ NOT NULL,
-  "idem_version" VARCHAR NOT NULL,
-  "target_table" VARCHAR,
-  PRIMARY KEY ("job", "partition", "run_id")
-)`, d.Table(t)),
-		// Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "target_table" VARCHAR`, d.Table(t)),
-		// DuckDB cannot add a column with a constraint; the default fills old rows.
-		fmt.Sprintf(`ALTER TABLE %s ADD COLUMN IF NOT EXISTS "deleted_absent" BIGINT DEFAULT 0`, d.Table(t)),
+// to one an older version created. DuckDB cannot add a column with a
+// constraint: an added column is nullable, and its default fills old rows.
+func (d Dialect) LedgerDDL(t engine.Table, def engine.TableDef) []string {
+	out := []string{d.CreateTable(t, def)}
+	for _, c := range def.Added() {
+		out = append(out, "ALTER TABLE "+d.Table(t)+" ADD COLUMN IF NOT EXISTS "+d.ColumnSQL(c, ledgerTypes, false))
 	}
+	return out
+}
+
+// CreateTable creates a table of def if it does not exist.
+func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
+	return d.CreateTableSQL(t, def, ledgerTypes)
 }
 
 // TableExists looks a table up in the catalog of the open database (not

@@ -65,7 +65,7 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 	if err != nil {
 		return in, err
 	}
-	cols, err := describe(ctx, q, sel)
+	cols, err := Describe(ctx, q, sel)
 	if err != nil {
 		return in, err
 	}
@@ -113,11 +113,8 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 			fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE)),
 			fmt.Sprintf("coalesce(max(length(ltrim(regexp_replace(%s, '[^0-9]', '', 'g'), '0'))), 0)", v))
 	}
-	opts := "header = true, all_varchar = true"
-	if in.Delim != "" { // the dialect SelectFiles reads with
-		opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
-	}
-	from := fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
+	// The dialect SelectFiles reads with.
+	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
 	if in.Format == "jsonl" {
 		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
 	}
@@ -177,25 +174,6 @@ func toInt(v any) int64 {
 	return -1
 }
 
-// describe returns the columns a query yields.
-func describe(ctx context.Context, q engine.Querier, sel string) ([]engine.Column, error) {
-	rows, err := q.QueryContext(ctx, "DESCRIBE "+sel)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var cols []engine.Column
-	for rows.Next() {
-		var name, typ string
-		var null, key, def, extra any
-		if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
-			return nil, err
-		}
-		cols = append(cols, engine.Column{Name: name, Type: typ})
-	}
-	return cols, rows.Err()
-}
-
 // ErrOffset marks a value with a UTC offset in a column declared without
 // time zone.
 var ErrOffset = errors.New("a UTC offset, which a column without time zone would drop")
@@ -233,9 +211,11 @@ func findLine(ctx context.Context, q engine.Querier, in engine.FileInput, file, 
 	}
 	delim, quote := in.Delim, `"`
 	if delim == "" {
-		if err := q.QueryRowContext(ctx, "SELECT Delimiter, Quote FROM sniff_csv("+Dialect{}.String(file)+")").Scan(&delim, &quote); err != nil {
+		s, err := SniffCSV(ctx, q, file, "")
+		if err != nil {
 			return 0, err
 		}
+		delim, quote = s.Delimiter, s.Quote
 	}
 	if len(delim) != 1 || (quote != `"` && quote != "" && quote != "(empty)") {
 		return 0, errors.New("a CSV dialect encoding/csv does not read")

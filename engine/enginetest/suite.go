@@ -50,6 +50,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, backfillCases...)
 	cases = append(cases, verifyCases...)
 	cases = append(cases, planCases...)
+	cases = append(cases, ledgerCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -132,11 +132,10 @@ func BenchmarkLoadFilesCSV1M(b *testing.B) {
 	csvPath := benchCSV(b, 1_000_000)
 	for _, mode := range []string{"auto", "rows"} {
 		b.Run(mode, func(b *testing.B) {
-			restore := postgres.SetCopyMode(mode)
-			defer restore()
 			db, err := postgres.Open(context.Background(), freshDatabase(b), time.Minute)
 			require.NoError(b, err)
 			defer db.Close()
+			db.SetCopyMode(mode)
 			ctx := context.Background()
 			in := engine.FileInput{Paths: []string{csvPath}, Format: "csv", Types: map[string]string{"amount": "DECIMAL(12,2)"}}
 			for b.Loop() {

@@ -168,6 +168,9 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 	return "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2", []any{t.Schema, t.Name}
 }
 
+// ledgerTypes spell the ledger's logical types.
+var ledgerTypes = engine.ColumnTypes{Text: "TEXT", Int64: "BIGINT", Bool: "BOOLEAN", Instant: "TIMESTAMPTZ"}
+
 // LedgerDDL creates idem_runs. Concurrent first runs would race to create it
 // (CREATE TABLE IF NOT EXISTS fails on an uncommitted twin), so the check
 // and the create run under an advisory lock, in one statement. A column a
@@ -175,42 +178,24 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 // when it is missing: ALTER TABLE … ADD COLUMN IF NOT EXISTS takes an
 // exclusive lock even when the column exists, so it would wait for every
 // open run that has read the ledger.
-func (d Dialect) LedgerDDL(t engine.Table) []string {
-	return []string{fmt.Sprintf(`DO $idem$ BEGIN
-PERFORM pg_advisory_xact_lock(%d);
-CREATE TABLE IF NOT EXISTS %s (
-  "job" TEXT NOT NULL,
-  "partition" TEXT NOT NULL,
-  "run_id" TEXT NOT NULL,
-  "seq" BIGINT NOT NULL,
-  "input_fingerprint" TEXT NOT NULL,
-  "definition_hash" TEXT NOT NULL,
-  "strategy" TEXT NOT NULL,
-  "rows_in" BIGINT NOT NULL,
-  "rows_deduped" BIGINT NOT NULL,
-  "rows_out_of_window" BIGINT NOT NULL,
-  "inserted" BIGINT NOT NULL,
-  "updated" BIGINT NOT NULL,
-  "deleted" BIGINT NOT NULL,
-  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
-  "skipped_older" BIGINT NOT NULL,
-  "row_count" BIGINT NOT NULL,
-  "checksum" TEXT NOT NULL,
-  "partition_closed" BOOLEAN NOT NULL,
-  "started_at" TIMESTAMPTZ NOT NULL,
-  "finished_at" TIMESTAMPTZ NOT NULL,
-  "idem_version" TEXT NOT NULL,
-  "target_table" TEXT,
-  PRIMARY KEY ("job", "partition", "run_id")
-);
--- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
-IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%[3]s) AND attname = 'target_table' AND NOT attisdropped) THEN
-  ALTER TABLE %[2]s ADD COLUMN "target_table" TEXT;
-END IF;
-IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%[3]s) AND attname = 'deleted_absent' AND NOT attisdropped) THEN
-  ALTER TABLE %[2]s ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
-END IF;
-END $idem$`, lockKey("idem", "create", t.Schema, t.Name), d.Table(t), d.String(d.Table(t)))}
+func (d Dialect) LedgerDDL(t engine.Table, def engine.TableDef) []string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "DO $idem$ BEGIN\nPERFORM pg_advisory_xact_lock(%d);\n%s;\n", lockKey("idem", "create", t.Schema, t.Name), d.CreateTable(t, def))
+	for _, c := range def.Added() {
+		if c.Note != "" {
+			b.WriteString("-- " + c.Note + "\n")
+		}
+		fmt.Fprintf(&b, "IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(%s) AND attname = %s AND NOT attisdropped) THEN\n",
+			d.String(d.Table(t)), d.String(c.Name))
+		fmt.Fprintf(&b, "  ALTER TABLE %s ADD COLUMN %s;\nEND IF;\n", d.Table(t), d.ColumnSQL(c, ledgerTypes, true))
+	}
+	b.WriteString("END $idem$")
+	return []string{b.String()}
+}
+
+// CreateTable creates a table of def if it does not exist.
+func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
+	return d.CreateTableSQL(t, def, ledgerTypes)
 }
 
 // sqlText is the engine's SQL: its own spelling where it differs, the

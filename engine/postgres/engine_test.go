@@ -15,6 +15,7 @@ import (
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/postgres"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
 )
 
 func open(t *testing.T, url string) *postgres.DB {
@@ -204,6 +205,7 @@ func stageRows(t *testing.T, db *postgres.DB, stage string, in engine.FileInput)
 // text with quotes, CRLF, several files; and, in a file without quoting, a
 // " as a plain character.
 func TestLoadPathsAgree(t *testing.T) {
+	t.Parallel()
 	db := open(t, freshDatabase(t))
 	dir := t.TempDir()
 	a := writeFile(t, dir, "a.csv", "id,name,amount,ts,ok\n"+
@@ -237,10 +239,10 @@ func TestLoadPathsAgree(t *testing.T) {
 		copyable, err := postgres.CSVCopyable(t.Context(), tc.in)
 		require.NoError(t, err, tc.name)
 		require.True(t, copyable, tc.name)
+		db.SetCopyMode("auto")
 		rawRows, rawTypes := stageRows(t, db, "raw_"+tc.name, tc.in)
-		restore := postgres.SetCopyMode("rows")
+		db.SetCopyMode("rows")
 		duckRows, duckTypes := stageRows(t, db, "duck_"+tc.name, tc.in)
-		restore()
 		require.Equal(t, tc.types, rawTypes, tc.name)
 		require.Equal(t, rawTypes, duckTypes, tc.name)
 		require.Equal(t, tc.rows, rawRows, tc.name)
@@ -267,16 +269,16 @@ func TestLoadJSONTypes(t *testing.T) {
 
 // Bad input names the file and the line, on either path.
 func TestLoadErrorNamesFileAndLine(t *testing.T) {
+	t.Parallel()
 	db := open(t, freshDatabase(t))
 	p := writeFile(t, t.TempDir(), "bad.csv", "id,n\n1,10\n2,abc\n")
 	ctx := t.Context()
 	for _, mode := range []string{"auto", "rows"} {
-		restore := postgres.SetCopyMode(mode)
+		db.SetCopyMode(mode)
 		tx, err := db.Begin(ctx)
 		require.NoError(t, err)
 		err = db.LoadFiles(ctx, tx, "s", engine.FileInput{Paths: []string{p}, Format: "csv", Types: map[string]string{"n": "BIGINT"}})
 		require.NoError(t, tx.Rollback())
-		restore()
 		require.Error(t, err, mode)
 		t.Log(mode, err)
 		require.Contains(t, err.Error(), p, mode)
@@ -368,7 +370,7 @@ func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
 	ctx := t.Context()
 	a, b := open(t, url), open(t, url)
 	st := a.SQL().Ledger
-	for _, q := range st.LedgerDDL(a.Names().Ledger) {
+	for _, q := range st.LedgerDDL(a.Names().Ledger, ledger.Runs()) {
 		_, err := a.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
@@ -380,7 +382,7 @@ func TestLedgerDDLDoesNotWaitForReaders(t *testing.T) {
 
 	_, err = b.Conn().ExecContext(ctx, "SET lock_timeout = '500ms'")
 	require.NoError(t, err)
-	for _, q := range st.LedgerDDL(b.Names().Ledger) {
+	for _, q := range st.LedgerDDL(b.Names().Ledger, ledger.Runs()) {
 		_, err := b.Conn().ExecContext(ctx, q)
 		require.NoError(t, err)
 	}

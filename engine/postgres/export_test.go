@@ -4,15 +4,19 @@ import (
 	"context"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/source/filereader"
 )
 
-// SetCopyMode forces how CSV reaches the server ("auto" or "rows"), for
-// tests and benchmarks; it returns a func restoring the previous mode. Not
-// safe alongside parallel loads: callers are not parallel tests.
-func SetCopyMode(mode string) (restore func()) {
-	prev := copyMode
-	copyMode = mode
-	return func() { copyMode = prev }
+// SetCopyMode forces how this DB sends CSV to the server: "auto" (raw
+// bytes where the server parses them as DuckDB does) or "rows" (always rows
+// read by DuckDB); for tests and benchmarks.
+func (d *DB) SetCopyMode(mode string) {
+	switch mode {
+	case "auto", "rows":
+		d.csvRows = mode == "rows"
+	default:
+		panic("copy mode " + mode + " is not auto or rows")
+	}
 }
 
 // PGType exposes the DuckDB→PostgreSQL type mapping.
@@ -24,15 +28,15 @@ var LockKey = lockKey
 // CSVCopyable reports whether LoadFiles would stream in's CSV files as raw
 // bytes into COPY (rather than rows read by DuckDB).
 func CSVCopyable(ctx context.Context, in engine.FileInput) (bool, error) {
-	rd, err := newReader(ctx)
+	rd, err := filereader.Open(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer rd.close()
-	_, cols, err := rd.describe(ctx, in)
+	defer rd.Close()
+	src, err := rd.Describe(ctx, in, pgTypes{})
 	if err != nil {
 		return false, err
 	}
-	cd, err := rd.csvCopyable(ctx, in, cols)
+	cd, err := src.CSV(ctx)
 	return cd != nil, err
 }

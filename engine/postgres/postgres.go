@@ -27,6 +27,9 @@ type DB struct {
 	db     *sql.DB
 	conn   *sql.Conn
 	schema string // the connection's current schema, where idem_runs lives
+	// csvRows sends CSV as rows read by the embedded reader even where the
+	// server could parse the bytes (tests and benchmarks compare the two).
+	csvRows bool
 }
 
 var (

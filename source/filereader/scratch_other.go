@@ -1,6 +1,6 @@
 //go:build !unix
 
-package postgres
+package filereader
 
 // processAlive cannot tell here: every folder with a pid is kept.
 func processAlive(int) bool { return true }

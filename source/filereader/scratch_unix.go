@@ -1,6 +1,6 @@
 //go:build unix
 
-package postgres
+package filereader
 
 import (
 	"errors"

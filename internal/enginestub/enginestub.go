@@ -1,0 +1,24 @@
+// Package enginestub registers stand-ins for idem's engines, for the tests
+// of packages that read job files but link no engine (DuckDB needs cgo):
+// the same schemes and URL forms as engine/duckdb and engine/postgres
+// register, with an Open that fails. Import it for its side effect, in
+// tests only.
+package enginestub
+
+import (
+	"context"
+	"errors"
+
+	"github.com/idemdata/idem/engine"
+)
+
+func init() {
+	open := func(context.Context, string, engine.OpenOptions) (engine.DB, error) {
+		return nil, errors.New("enginestub: no engine is linked into this test")
+	}
+	engine.Register("duckdb", engine.Driver{Name: "duckdb", File: true, Form: "duckdb:PATH",
+		Example: "duckdb:warehouse.duckdb or duckdb::memory:", Open: open})
+	for _, s := range []string{"postgres", "postgresql"} {
+		engine.Register(s, engine.Driver{Name: "postgres", Form: s + "://…", ConcurrentWriters: true, Open: open})
+	}
+}
