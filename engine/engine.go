@@ -120,6 +120,7 @@ type SQL struct {
 	Cond    Conditions
 	Temp    Temp
 	Ledger  LedgerStatements
+	Records Records
 }
 
 // Stager reads input into temporary tables and shapes the target.
@@ -404,3 +405,26 @@ type Swapper interface {
 
 // BuildSuffix names the table a Swapper run builds to replace a target.
 const BuildSuffix = "__idem_build"
+
+// Records reads and writes rows of idem's own tables (idem_runs,
+// idem_failures) by column equality: each column named in eq equals the
+// bind parameter of its position (1-based).
+type Records interface {
+	// ColumnNames selects the names of t's columns (none when t does not
+	// exist); args are bound.
+	ColumnNames(t Table) (string, []any)
+	// Select selects cols of t (a nullable one read as '') where eq holds,
+	// ordered by orderBy (none for any order).
+	Select(t Table, cols []ColumnDef, eq, orderBy []string) string
+	// DistinctOther selects the distinct values of col in t, in order,
+	// where by equals parameter 1 and col differs from parameter 2.
+	DistinctOther(t Table, col, by string) string
+	// MaxSeq selects the greatest seq (0 for none) of t where eq holds.
+	MaxSeq(t Table, seq string, eq []string) string
+	// NextSeq selects the greatest seq plus one (1 for none) of t where eq
+	// holds and, when same is given, the number of those rows whose column
+	// same equals the parameter after eq's.
+	NextSeq(t Table, seq string, eq []string, same string) string
+	// Insert inserts one row of cols, bound in order.
+	Insert(t Table, cols []string) string
+}

@@ -129,3 +129,64 @@ func (s Standard) AlterType(stage, col, typ string) string {
 
 // DropTemp drops a temporary table.
 func (s Standard) DropTemp(name string) string { return "DROP TABLE IF EXISTS " + s.D.Ident(name) }
+
+// eqs is a = $1 AND b = $2 … for the columns eq.
+func (s Standard) eqs(eq []string) string {
+	conds := make([]string, len(eq))
+	for i, c := range eq {
+		conds[i] = fmt.Sprintf("%s = %s", s.D.Ident(c), s.D.Placeholder(i+1))
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// ColumnNames asks information_schema, which DuckDB and PostgreSQL share.
+func (s Standard) ColumnNames(t Table) (string, []any) {
+	return fmt.Sprintf("SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = %s AND table_name = %s",
+		s.D.Placeholder(1), s.D.Placeholder(2)), []any{t.Schema, t.Name}
+}
+
+// Select selects cols where eq holds, ordered by orderBy.
+func (s Standard) Select(t Table, cols []ColumnDef, eq, orderBy []string) string {
+	list := make([]string, len(cols))
+	for i, c := range cols {
+		list[i] = s.D.Ident(c.Name)
+		if c.Nullable {
+			list[i] = "coalesce(" + list[i] + ", " + s.D.String("") + ")"
+		}
+	}
+	q := "SELECT " + strings.Join(list, ", ") + " FROM " + s.D.Table(t) + where(s.eqs(eq))
+	if len(orderBy) > 0 {
+		q += " ORDER BY " + s.idents(orderBy)
+	}
+	return q
+}
+
+// DistinctOther selects the other values of col where by = $1.
+func (s Standard) DistinctOther(t Table, col, by string) string {
+	return fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s = %s AND %s <> %s ORDER BY 1",
+		s.D.Ident(col), s.D.Table(t), s.D.Ident(by), s.D.Placeholder(1), s.D.Ident(col), s.D.Placeholder(2))
+}
+
+// MaxSeq selects coalesce(max(seq), 0).
+func (s Standard) MaxSeq(t Table, seq string, eq []string) string {
+	return fmt.Sprintf("SELECT coalesce(max(%s), 0) FROM %s%s", s.D.Ident(seq), s.D.Table(t), where(s.eqs(eq)))
+}
+
+// NextSeq selects coalesce(max(seq), 0) + 1, and the rows where same
+// matches.
+func (s Standard) NextSeq(t Table, seq string, eq []string, same string) string {
+	q := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1", s.D.Ident(seq))
+	if same != "" {
+		q += fmt.Sprintf(", count(*) FILTER (WHERE %s = %s)", s.D.Ident(same), s.D.Placeholder(len(eq)+1))
+	}
+	return q + " FROM " + s.D.Table(t) + where(s.eqs(eq))
+}
+
+// Insert inserts one row of bound values.
+func (s Standard) Insert(t Table, cols []string) string {
+	ph := make([]string, len(cols))
+	for i := range cols {
+		ph[i] = s.D.Placeholder(i + 1)
+	}
+	return "INSERT INTO " + s.D.Table(t) + " (" + s.idents(cols) + ") VALUES (" + strings.Join(ph, ", ") + ")"
+}

@@ -70,7 +70,6 @@ func RecordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 }
 
 func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failure) error {
-	d := db.SQL()
 	t := FailuresTable(db)
 	// Created on the first failure, not with idem_runs, so a run that
 	// succeeds executes no extra statement.
@@ -81,13 +80,12 @@ func recordFailure(ctx context.Context, q engine.Querier, db engine.DB, f *Failu
 			return fmt.Errorf("creating %s: %w", t.Name, err)
 		}
 	}
-	runSeq := fmt.Sprintf("SELECT coalesce(max(%s), 0) FROM %s WHERE %s = %s AND %s = %s",
-		d.Ident("seq"), d.Table(db.Names().Ledger), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	rec, byPartition := db.SQL().Records, []string{"job", "partition"}
+	runSeq := rec.MaxSeq(db.Names().Ledger, "seq", byPartition)
 	if err := q.QueryRowContext(ctx, runSeq, f.Job, f.Partition).Scan(&f.AfterRunSeq); err != nil {
 		return fmt.Errorf("recording the failure: %w", err)
 	}
-	seq := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1 FROM %s WHERE %s = %s AND %s = %s",
-		d.Ident("seq"), d.Table(t), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	seq := rec.NextSeq(t, "seq", byPartition, "")
 	if err := q.QueryRowContext(ctx, seq, f.Job, f.Partition).Scan(&f.Seq); err != nil {
 		return fmt.Errorf("recording the failure: %w", err)
 	}
@@ -104,9 +102,7 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 	if ok, err := tableExists(ctx, q, db, t); err != nil || !ok {
 		return nil, err
 	}
-	d := db.SQL()
-	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s ORDER BY %s, %s",
-		failures.selectList(d), d.Table(t), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
+	query := db.SQL().Records.Select(t, failures.def().Columns, []string{"job"}, []string{"partition", "seq"})
 	rows, err := q.QueryContext(ctx, query, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", t.Name, err)
@@ -132,9 +128,7 @@ func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (
 	if ok, err := tableExists(ctx, q, db, db.Names().Ledger); err != nil || !ok {
 		return nil, err
 	}
-	d := db.SQL()
-	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s ORDER BY %s, %s",
-		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Ident("seq"))
+	query := selectRuns(db, []string{"job"}, []string{"partition", "seq"})
 	rows, err := q.QueryContext(ctx, query, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)

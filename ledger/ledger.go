@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/idemdata/idem/engine"
@@ -53,13 +52,12 @@ var ErrNoRun = errors.New("no run in the ledger")
 // previous run. The catalog is asked rather than the table, so the answer
 // costs no failed statement (which would abort a PostgreSQL transaction).
 func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current bool, err error) {
-	d, t := db.SQL(), db.Names().Ledger
+	t := db.Names().Ledger
 	if t.Schema == "" {
 		t.Schema = db.Names().DefaultSchema
 	}
-	rows, err := q.QueryContext(ctx, fmt.Sprintf(
-		"SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = %s AND table_name = %s",
-		d.Placeholder(1), d.Placeholder(2)), t.Schema, t.Name)
+	query, args := db.SQL().Records.ColumnNames(t)
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
 	}
@@ -99,19 +97,18 @@ func Ensure(ctx context.Context, db engine.DB, q engine.Querier) error {
 	return nil
 }
 
-func selectSQL(d engine.Dialect, t engine.Table) string {
-	return "SELECT " + runs.selectList(d) + " FROM " + d.Table(t)
+// selectRuns selects idem_runs' rows where eq holds, ordered by orderBy.
+func selectRuns(db engine.DB, eq, orderBy []string) string {
+	return db.SQL().Records.Select(db.Names().Ledger, runs.def().Columns, eq, orderBy)
 }
 
 // Last returns the latest committed run of (job, partition), or an error
 // wrapping ErrNoRun when it has none.
 func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition string) (*Entry, error) {
-	d := db.SQL()
 	// A partition has a few rows; picking the latest here is cheaper than
 	// ORDER BY … LIMIT 1, which DuckDB runs as a top-N costing about 2 ms a
 	// call (every run, and a backfill's skips, call it once).
-	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s AND %s = %s",
-		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	query := selectRuns(db, []string{"job", "partition"}, nil)
 	rows, err := q.QueryContext(ctx, query, job, partition)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
@@ -139,9 +136,7 @@ func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition st
 // Find returns the ledger row of one run id, or an error wrapping ErrNoRun
 // when the ledger does not hold it.
 func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, runID string) (*Entry, error) {
-	d := db.SQL()
-	query := selectSQL(d, db.Names().Ledger) + fmt.Sprintf(" WHERE %s = %s AND %s = %s AND %s = %s",
-		d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2), d.Ident("run_id"), d.Placeholder(3))
+	query := selectRuns(db, []string{"job", "partition", "run_id"}, nil)
 	var e Entry
 	err := q.QueryRowContext(ctx, query, job, partition, runID).Scan(runs.dest(&e)...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -156,9 +151,7 @@ func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, r
 // Owners returns the jobs other than job that have written table (as
 // "schema.name"), sorted.
 func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job string) ([]string, error) {
-	d := db.SQL()
-	query := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s = %s AND %s <> %s ORDER BY 1",
-		d.Ident("job"), d.Table(db.Names().Ledger), d.Ident("target_table"), d.Placeholder(1), d.Ident("job"), d.Placeholder(2))
+	query := db.SQL().Records.DistinctOther(db.Names().Ledger, "job", "target_table")
 	rows, err := q.QueryContext(ctx, query, table, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
@@ -181,9 +174,8 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 // Write records e, giving it the next sequence number of its partition. Call
 // it inside the run's transaction, after the partition lock is held.
 func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error {
-	d := db.SQL()
-	seqSQL := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1, count(*) FILTER (WHERE %s = %s) FROM %s WHERE %s = %s AND %s = %s",
-		d.Ident("seq"), d.Ident("run_id"), d.Placeholder(3), d.Table(db.Names().Ledger), d.Ident("job"), d.Placeholder(1), d.Ident("partition"), d.Placeholder(2))
+	rec := db.SQL().Records
+	seqSQL := rec.NextSeq(db.Names().Ledger, "seq", []string{"job", "partition"}, "run_id")
 	var same int64
 	if err := q.QueryRowContext(ctx, seqSQL, e.Job, e.Partition, e.RunID).Scan(&e.Seq, &same); err != nil {
 		return fmt.Errorf("writing the ledger: %w", err)
@@ -192,7 +184,7 @@ func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error 
 	// A new run id is a plain insert: the partition's lock keeps out any
 	// other writer of its rows, and DuckDB's ON CONFLICT costs several
 	// milliseconds a run (a backfill writes hundreds).
-	stmt := insertSQL(d, db.Names().Ledger, runs.names())
+	stmt := rec.Insert(db.Names().Ledger, runs.names())
 	if same > 0 {
 		stmt = db.SQL().Ledger.Upsert(db.Names().Ledger, runs.names(), runs.key)
 	}
@@ -200,13 +192,4 @@ func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error 
 		return fmt.Errorf("writing the ledger: %w", err)
 	}
 	return nil
-}
-
-func insertSQL(d engine.Dialect, t engine.Table, cols []string) string {
-	names := make([]string, len(cols))
-	ph := make([]string, len(cols))
-	for i, c := range cols {
-		names[i], ph[i] = d.Ident(c), d.Placeholder(i+1)
-	}
-	return "INSERT INTO " + d.Table(t) + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(ph, ", ") + ")"
 }

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"strings"
 	"time"
 
 	"github.com/idemdata/idem/engine"
@@ -26,7 +25,7 @@ func text[R any](name string, f func(*R) *string) field[R] {
 }
 
 // nullText is a text column that may hold NULL; it reads as "" (see
-// selectList). Only text columns may be nullable.
+// engine.Records.Select). Only text columns may be nullable.
 func nullText[R any](name string, f func(*R) *string) field[R] {
 	c := text(name, f)
 	c.def.Nullable = true
@@ -111,18 +110,6 @@ func (t table[R]) values(r *R) []any {
 	return out
 }
 
-// selectList is the table's columns for SELECT, a nullable one read as
-// "" (NULL in rows a version before the column wrote).
-func (t table[R]) selectList(d engine.Dialect) string {
-	cols := make([]string, len(t.fields))
-	for i, f := range t.fields {
-		cols[i] = d.Ident(f.def.Name)
-		if f.def.Nullable {
-			cols[i] = "coalesce(" + cols[i] + ", " + d.String("") + ")"
-		}
-	}
-	return strings.Join(cols, ", ")
-}
 
 // runs is idem_runs. A forced rerun rewrites its own row: the key has the
 // run id.
