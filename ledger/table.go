@@ -110,7 +110,6 @@ func (t table[R]) values(r *R) []any {
 	return out
 }
 
-
 // runs is idem_runs. A forced rerun rewrites its own row: the key has the
 // run id.
 var runs = table[Entry]{
