@@ -121,6 +121,8 @@ type SQL struct {
 	Temp    Temp
 	Ledger  LedgerStatements
 	Records Records
+	Scratch Scratch
+	Diff    Differ
 }
 
 // Stager reads input into temporary tables and shapes the target.
@@ -427,4 +429,33 @@ type Records interface {
 	NextSeq(t Table, seq string, eq []string, same string) string
 	// Insert inserts one row of cols, bound in order.
 	Insert(t Table, cols []string) string
+}
+
+// Scratch makes and removes whole tables for `idem verify`.
+type Scratch interface {
+	// SchemaExists selects the number of schemas named schema (0 or 1);
+	// args are bound.
+	SchemaExists(schema string) (string, []any)
+	// CopyTable creates dst with src's columns and rows.
+	CopyTable(dst, src Table) string
+	// DropTable drops t if it exists.
+	DropTable(t Table) string
+}
+
+// Differ compares two tables of the same columns (`idem verify`). Values
+// are compared and shown as text, NULL as NULL; rows are joined on key.
+type Differ interface {
+	// Distinct selects the distinct values of cols in t, as text.
+	Distinct(t Table, cols []string) string
+	// ColumnDiff is, for tables f and g joined on key, the query counting
+	// the rows whose col differs, and the one selecting the first such
+	// row's key (as text: "id=7"), f's value and g's.
+	ColumnDiff(f, g Table, key []string, col string) (count, sample string)
+	// ValueDiff is the query counting the values of col in a that b lacks
+	// (as multisets), and the one selecting the first of them.
+	ValueDiff(a, b Table, col string) (count, first string)
+	// RowDiff selects up to limit rows (as multisets) that f has and g
+	// lacks, each as its key's text (k: "" without a key) and the row's
+	// text (r), in that order.
+	RowDiff(f, g Table, key, cols []string, limit int) string
 }

@@ -179,8 +179,8 @@ func newVerifier(ctx context.Context, db engine.DB, j *job.Job, opts Options) (*
 	ls := db.Names().Ledger.Schema
 	v.tables = append(v.tables, engine.Table{Schema: ls, Name: base + "_runs"}, engine.Table{Schema: ls, Name: base + "_failures"})
 	var n int64
-	err := v.s.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = "+v.d.Placeholder(1)+
-		" AND catalog_name = current_database()", t.Schema).Scan(&n)
+	q, args := v.d.Scratch.SchemaExists(t.Schema)
+	err := v.s.QueryRowContext(ctx, q, args...).Scan(&n)
 	if err != nil {
 		return nil, fmt.Errorf("looking for schema %s: %w", t.Schema, err)
 	}
@@ -212,7 +212,7 @@ func (v *verifier) cleanup(ctx context.Context) error {
 func dropAll(ctx context.Context, q engine.Querier, d *engine.SQL, tables []engine.Table) error {
 	var errs []error
 	for _, t := range tables {
-		if _, err := q.ExecContext(ctx, "DROP TABLE IF EXISTS "+d.Table(t)); err != nil {
+		if _, err := q.ExecContext(ctx, d.Scratch.DropTable(t)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -322,7 +322,7 @@ func (v *verifier) snapshot(ctx context.Context, src, dst engine.Table) error {
 	if err != nil || !ok { // an allowed empty input creates no table
 		return err
 	}
-	_, err = v.s.exec(ctx, fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM %s", v.d.Table(dst), v.d.Table(src)))
+	_, err = v.s.exec(ctx, v.d.Scratch.CopyTable(dst, src))
 	return err
 }
 
@@ -361,29 +361,6 @@ func (v *verifier) figures(ctx context.Context, t engine.Table) (Figures, error)
 	return Figures{RowCount: n, Checksum: sum}, err
 }
 
-// text is expr as text, NULL shown as NULL.
-func (v *verifier) text(expr string) string {
-	return fmt.Sprintf("coalesce(CAST(%s AS TEXT), 'NULL')", expr)
-}
-
-// rowText is a row of cols (qualified by alias) as one line of text.
-func (v *verifier) rowText(alias string, cols []engine.Column) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = v.d.String(c.Name+"=") + " || " + v.text(alias+"."+v.d.Ident(c.Name))
-	}
-	return strings.Join(parts, " || ', ' || ")
-}
-
-// keyText is the key of a row (qualified by alias) as text: "id=7".
-func (v *verifier) keyText(alias string) string {
-	parts := make([]string, len(v.job.Key))
-	for i, k := range v.job.Key {
-		parts[i] = v.d.String(k+"=") + " || " + v.text(alias+"."+v.d.Ident(k))
-	}
-	return strings.Join(parts, " || ', ' || ")
-}
-
 // explain names the columns whose values differ between tables f and g,
 // each with an example, and, when no column alone explains the difference,
 // lists rows only one of them has.
@@ -400,20 +377,13 @@ func (v *verifier) explain(ctx context.Context, rep *VerifyReport, f, g engine.T
 	if err != nil {
 		return err
 	}
-	ft, gt := v.d.Table(f), v.d.Table(g)
 	if len(v.job.Key) > 0 {
-		on := make([]string, len(v.job.Key))
-		for i, k := range v.job.Key {
-			on[i] = fmt.Sprintf("f.%s = g.%s", v.d.Ident(k), v.d.Ident(k))
-		}
-		join := fmt.Sprintf("%s f JOIN %s g ON %s", ft, gt, strings.Join(on, " AND "))
 		for _, c := range cols {
 			if slices.Contains(v.job.Key, c.Name) {
 				continue
 			}
-			fc, gc := v.text("f."+v.d.Ident(c.Name)), v.text("g."+v.d.Ident(c.Name))
-			diff := fmt.Sprintf("%s <> %s", fc, gc)
-			n, err := v.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", join, diff))
+			count, sample := v.d.Diff.ColumnDiff(f, g, v.job.Key, c.Name)
+			n, err := v.s.count(ctx, count)
 			if err != nil {
 				return fmt.Errorf("comparing column %s: %w", c.Name, err)
 			}
@@ -421,22 +391,20 @@ func (v *verifier) explain(ctx context.Context, rep *VerifyReport, f, g engine.T
 				continue
 			}
 			cd := ColumnDiff{Column: c.Name, Rows: n, Of: rep.First.RowCount}
-			q := fmt.Sprintf("SELECT %s, %s, %s FROM %s WHERE %s ORDER BY 1 LIMIT 1", v.keyText("f"), fc, gc, join, diff)
-			if err := v.s.QueryRowContext(ctx, q).Scan(&cd.Key, &cd.First, &cd.Second); err != nil {
+			if err := v.s.QueryRowContext(ctx, sample).Scan(&cd.Key, &cd.First, &cd.Second); err != nil {
 				return fmt.Errorf("comparing column %s: %w", c.Name, err)
 			}
 			rep.Columns = append(rep.Columns, cd)
 		}
 	} else {
 		for _, c := range cols {
-			e := v.text(v.d.Ident(c.Name))
-			onlyF := fmt.Sprintf("SELECT %s AS v FROM %s EXCEPT ALL SELECT %s FROM %s", e, ft, e, gt)
-			onlyG := fmt.Sprintf("SELECT %s AS v FROM %s EXCEPT ALL SELECT %s FROM %s", e, gt, e, ft)
-			n, err := v.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM (%s) x", onlyF))
+			countF, firstF := v.d.Diff.ValueDiff(f, g, c.Name)
+			countG, firstG := v.d.Diff.ValueDiff(g, f, c.Name)
+			n, err := v.s.count(ctx, countF)
 			if err != nil {
 				return fmt.Errorf("comparing column %s: %w", c.Name, err)
 			}
-			m, err := v.s.count(ctx, fmt.Sprintf("SELECT count(*) FROM (%s) x", onlyG))
+			m, err := v.s.count(ctx, countG)
 			if err != nil {
 				return fmt.Errorf("comparing column %s: %w", c.Name, err)
 			}
@@ -446,12 +414,12 @@ func (v *verifier) explain(ctx context.Context, rep *VerifyReport, f, g engine.T
 			cd := ColumnDiff{Column: c.Name, Rows: max(n, m), Of: rep.First.RowCount}
 			one := func(q string) string {
 				var s string
-				if err := v.s.QueryRowContext(ctx, "SELECT v FROM ("+q+") x ORDER BY 1 LIMIT 1").Scan(&s); err != nil {
+				if err := v.s.QueryRowContext(ctx, q).Scan(&s); err != nil {
 					return "(none)"
 				}
 				return s
 			}
-			cd.First, cd.Second = one(onlyF), one(onlyG)
+			cd.First, cd.Second = one(firstF), one(firstG)
 			rep.Columns = append(rep.Columns, cd)
 		}
 	}
@@ -477,29 +445,26 @@ func prefixAll(p string, ss []string) []string {
 // rowDiff lists (up to maxListed each) the rows only f has and only g has,
 // as multisets, as text.
 func (v *verifier) rowDiff(ctx context.Context, f, g engine.Table, cols []engine.Column) (onlyF, onlyG []string, err error) {
-	ft, gt := v.d.Table(f), v.d.Table(g)
-	list := func(a, b string) ([]string, error) {
-		q := fmt.Sprintf("SELECT r FROM (SELECT %s AS r FROM %s x EXCEPT ALL SELECT %s FROM %s x) d ORDER BY 1 LIMIT %d",
-			v.rowText("x", cols), a, v.rowText("x", cols), b, maxListed)
-		rows, err := v.s.QueryContext(ctx, q)
+	list := func(a, b engine.Table) ([]string, error) {
+		rows, err := v.s.QueryContext(ctx, v.d.Diff.RowDiff(a, b, nil, names(cols), maxListed))
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
 		var out []string
 		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
+			var k, s string
+			if err := rows.Scan(&k, &s); err != nil {
 				return nil, err
 			}
 			out = append(out, s)
 		}
 		return out, rows.Err()
 	}
-	if onlyF, err = list(ft, gt); err != nil {
+	if onlyF, err = list(f, g); err != nil {
 		return nil, nil, fmt.Errorf("comparing rows: %w", err)
 	}
-	if onlyG, err = list(gt, ft); err != nil {
+	if onlyG, err = list(g, f); err != nil {
 		return nil, nil, fmt.Errorf("comparing rows: %w", err)
 	}
 	return onlyF, onlyG, nil

@@ -180,11 +180,7 @@ func (v *verifier) inputFiles() ([]string, error) {
 // present maps the values of cols in table t, as text joined by \x1f, to
 // the same values as keyText prints them.
 func (v *verifier) present(ctx context.Context, t engine.Table, cols []string) (map[string]string, error) {
-	sel := make([]string, len(cols))
-	for i, c := range cols {
-		sel[i] = v.text(v.d.Ident(c))
-	}
-	rows, err := v.s.QueryContext(ctx, fmt.Sprintf("SELECT DISTINCT %s FROM %s", strings.Join(sel, ", "), v.d.Table(t)))
+	rows, err := v.s.QueryContext(ctx, v.d.Diff.Distinct(t, cols))
 	if err != nil {
 		return nil, err
 	}
@@ -214,13 +210,7 @@ type keyedRow struct{ key, row string }
 // keyedDiff lists the rows (as a multiset) f has and g lacks, with their
 // key text, at most maxListed*100.
 func (v *verifier) keyedDiff(ctx context.Context, f, g engine.Table, cols []engine.Column) ([]keyedRow, error) {
-	key := v.d.String("")
-	if len(v.job.Key) > 0 {
-		key = v.keyText("x")
-	}
-	q := fmt.Sprintf("SELECT k, r FROM (SELECT %s AS k, %s AS r FROM %s x EXCEPT ALL SELECT %s, %s FROM %s x) d ORDER BY 1, 2 LIMIT %d",
-		key, v.rowText("x", cols), v.d.Table(f), key, v.rowText("x", cols), v.d.Table(g), maxListed*100)
-	rows, err := v.s.QueryContext(ctx, q)
+	rows, err := v.s.QueryContext(ctx, v.d.Diff.RowDiff(f, g, v.job.Key, names(cols), maxListed*100))
 	if err != nil {
 		return nil, fmt.Errorf("comparing rows: %w", err)
 	}

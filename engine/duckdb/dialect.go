@@ -189,5 +189,6 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 var sqlText = func() *engine.SQL {
 	d, std := Dialect{}, engine.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Files: d, Catalog: d, Check: d, Merge: d,
-		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std}
+		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
+		Scratch: std, Diff: std}
 }()

@@ -203,5 +203,6 @@ func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
 var sqlText = func() *engine.SQL {
 	d, std := Dialect{}, engine.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
-		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std}
+		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
+		Scratch: std, Diff: std}
 }()
