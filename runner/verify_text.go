@@ -8,6 +8,18 @@ import (
 // WriteText writes the report as `idem verify` prints it: the verdict with
 // both runs' figures, then what differs, in terms a user can act on.
 func (r *VerifyReport) WriteText(w io.Writer) {
+	r.writeVerdict(w)
+	r.writeColumns(w)
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "  %s\n", row)
+	}
+	if r.Change != nil {
+		r.Change.writeText(w)
+	}
+}
+
+// writeVerdict writes the first line: the verdict, why, and the figures.
+func (r *VerifyReport) writeVerdict(w io.Writer) {
 	head := fmt.Sprintf("%s %s", r.Job, r.Partition)
 	figs := fmt.Sprintf("run 1: %d rows, checksum %s; run 2: %d rows, checksum %s",
 		r.First.RowCount, r.First.Checksum, r.Second.RowCount, r.Second.Checksum)
@@ -19,6 +31,11 @@ func (r *VerifyReport) WriteText(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "%s: FAIL: %s (%s)\n", head, r.Reason, figs)
 	}
+}
+
+// writeColumns writes a line per differing column, and a hint when one
+// differs in every row.
+func (r *VerifyReport) writeColumns(w io.Writer) {
 	every := false
 	for _, c := range r.Columns {
 		where := ""
@@ -31,34 +48,32 @@ func (r *VerifyReport) WriteText(w io.Writer) {
 	if every {
 		fmt.Fprintf(w, "  a column that changes on every run points at a clock (now(), current_timestamp) or a random value (random(), uuid()) in the transform\n")
 	}
-	for _, row := range r.Rows {
-		fmt.Fprintf(w, "  %s\n", row)
+}
+
+// writeText writes the change-one-row check's lines.
+func (c *ChangeCheck) writeText(w io.Writer) {
+	if c.Verdict == ChangeSkipped {
+		fmt.Fprintf(w, "  change one row: not checked: %s\n", c.Note)
+		return
 	}
-	if c := r.Change; c != nil {
-		switch c.Verdict {
-		case ChangeSkipped:
-			fmt.Fprintf(w, "  change one row: not checked: %s\n", c.Note)
-			return
+	what := fmt.Sprintf("%s line %d, %s %q -> %q", c.File, c.Line, c.Column, c.From, c.To)
+	scope := "that row"
+	if c.Key != "" {
+		scope = "the rows of " + c.Key
+	}
+	if c.Verdict == VerdictPass {
+		note := ""
+		if c.Note != "" {
+			note = " (" + c.Note + ")"
 		}
-		what := fmt.Sprintf("%s line %d, %s %q -> %q", c.File, c.Line, c.Column, c.From, c.To)
-		scope := "that row"
-		if c.Key != "" {
-			scope = "the rows of " + c.Key
-		}
-		if c.Verdict == VerdictPass {
-			note := ""
-			if c.Note != "" {
-				note = " (" + c.Note + ")"
-			}
-			fmt.Fprintf(w, "  change one row (%s): only %s changed%s\n", what, scope, note)
-			return
-		}
-		fmt.Fprintf(w, "  change one row (%s): more than %s changed:\n", what, scope)
-		for _, s := range c.Removed {
-			fmt.Fprintf(w, "    - %s\n", s)
-		}
-		for _, s := range c.Added {
-			fmt.Fprintf(w, "    + %s\n", s)
-		}
+		fmt.Fprintf(w, "  change one row (%s): only %s changed%s\n", what, scope, note)
+		return
+	}
+	fmt.Fprintf(w, "  change one row (%s): more than %s changed:\n", what, scope)
+	for _, s := range c.Removed {
+		fmt.Fprintf(w, "    - %s\n", s)
+	}
+	for _, s := range c.Added {
+		fmt.Fprintf(w, "    + %s\n", s)
 	}
 }
