@@ -251,44 +251,70 @@ func (v *verifier) run(ctx context.Context, rep *VerifyReport, j *job.Job, t eng
 	return rs, nil
 }
 
+// verify runs the job twice into scratch tables and compares what they
+// hold; a failure is explained, and a pass on file input is followed by
+// the change-one-row check.
 func (v *verifier) verify(ctx context.Context, rep *VerifyReport) error {
-	j := v.job
-	a, s, b := v.table("a"), v.table("s"), v.table("b")
-	if _, err := v.run(ctx, rep, j, a, false); err != nil {
+	if _, err := v.run(ctx, rep, v.job, v.table("a"), false); err != nil {
 		return err
 	}
-	var first, second engine.Table // the tables the verdict compares
-	if j.Strategy == job.StrategyMerge {
-		rerun, err := v.run(ctx, rep, j, a, true)
-		if err != nil {
-			return err
-		}
-		var written int64
-		for _, r := range rerun {
-			written += r.Inserted + r.Updated + r.Deleted + r.DeletedAbsent
-		}
-		rep.RerunWritten = &written
-		// A fresh table too: a clock column loses every tie to the row
-		// already there, so a rerun alone would not show it.
-		if _, err := v.run(ctx, rep, j, b, false); err != nil {
-			return err
-		}
-		first, second = a, b
-		if written > 0 {
-			rep.Verdict = VerdictFail
-			rep.Reason = fmt.Sprintf("running the same snapshot again changed %d rows; it must change none", written)
-		}
-	} else {
-		// Run 1's table is kept before run 2 replaces its partitions, so
-		// the two can be compared row by row.
-		if err := v.snapshot(ctx, a, s); err != nil {
-			return err
-		}
-		if _, err := v.run(ctx, rep, j, a, true); err != nil {
-			return err
-		}
-		first, second = s, a
+	runAgain := v.rerunPartition
+	if v.job.Strategy == job.StrategyMerge {
+		runAgain = v.rerunMerge
 	}
+	first, second, err := runAgain(ctx, rep)
+	if err != nil {
+		return err
+	}
+	if err := v.compare(ctx, rep, first, second); err != nil {
+		return err
+	}
+	if rep.Verdict == VerdictFail {
+		return v.explain(ctx, rep, first, second)
+	}
+	if v.job.Source.HasFiles() {
+		return v.checkChange(ctx, rep, first)
+	}
+	return nil
+}
+
+// rerunMerge reruns a merge's snapshot into table a, which must write
+// nothing, then runs it into a fresh table b: a clock column loses every
+// tie to the row already there, so a rerun alone would not show it.
+func (v *verifier) rerunMerge(ctx context.Context, rep *VerifyReport) (first, second engine.Table, err error) {
+	a, b := v.table("a"), v.table("b")
+	rerun, err := v.run(ctx, rep, v.job, a, true)
+	if err != nil {
+		return a, b, err
+	}
+	var written int64
+	for _, r := range rerun {
+		written += r.Inserted + r.Updated + r.Deleted + r.DeletedAbsent
+	}
+	rep.RerunWritten = &written
+	if _, err := v.run(ctx, rep, v.job, b, false); err != nil {
+		return a, b, err
+	}
+	if written > 0 {
+		rep.Verdict = VerdictFail
+		rep.Reason = fmt.Sprintf("running the same snapshot again changed %d rows; it must change none", written)
+	}
+	return a, b, nil
+}
+
+// rerunPartition keeps run 1's table a as s before a forced run 2 replaces
+// its partitions, so the two can be compared row by row.
+func (v *verifier) rerunPartition(ctx context.Context, rep *VerifyReport) (first, second engine.Table, err error) {
+	a, s := v.table("a"), v.table("s")
+	if err := v.snapshot(ctx, a, s); err != nil {
+		return s, a, err
+	}
+	_, err = v.run(ctx, rep, v.job, a, true)
+	return s, a, err
+}
+
+// compare records both tables' figures; a difference fails the verify.
+func (v *verifier) compare(ctx context.Context, rep *VerifyReport, first, second engine.Table) error {
 	var err error
 	if rep.First, err = v.figures(ctx, first); err != nil {
 		return err
@@ -300,18 +326,19 @@ func (v *verifier) verify(ctx context.Context, rep *VerifyReport) error {
 		rep.Verdict = VerdictFail
 		rep.Reason = "the two runs left different tables"
 	}
-	if rep.Verdict == VerdictFail {
-		return v.explain(ctx, rep, first, second)
+	return nil
+}
+
+// checkChange runs the change-one-row check against baseline; its failure
+// fails the verify.
+func (v *verifier) checkChange(ctx context.Context, rep *VerifyReport, baseline engine.Table) error {
+	rep.Change = &ChangeCheck{}
+	if err := v.changeOneRow(ctx, rep, baseline); err != nil {
+		return err
 	}
-	if j.Source.HasFiles() {
-		rep.Change = &ChangeCheck{}
-		if err := v.changeOneRow(ctx, rep, first); err != nil {
-			return err
-		}
-		if rep.Change.Verdict == VerdictFail {
-			rep.Verdict = VerdictFail
-			rep.Reason = "changing one input row changed other rows too"
-		}
+	if rep.Change.Verdict == VerdictFail {
+		rep.Verdict = VerdictFail
+		rep.Reason = "changing one input row changed other rows too"
 	}
 	return nil
 }
@@ -377,50 +404,18 @@ func (v *verifier) explain(ctx context.Context, rep *VerifyReport, f, g engine.T
 	if err != nil {
 		return err
 	}
+	diff := v.valueDiff
 	if len(v.job.Key) > 0 {
-		for _, c := range cols {
-			if slices.Contains(v.job.Key, c.Name) {
-				continue
-			}
-			count, sample := v.d.Diff.ColumnDiff(f, g, v.job.Key, c.Name)
-			n, err := v.s.count(ctx, count)
-			if err != nil {
-				return fmt.Errorf("comparing column %s: %w", c.Name, err)
-			}
-			if n == 0 {
-				continue
-			}
-			cd := ColumnDiff{Column: c.Name, Rows: n, Of: rep.First.RowCount}
-			if err := v.s.QueryRowContext(ctx, sample).Scan(&cd.Key, &cd.First, &cd.Second); err != nil {
-				return fmt.Errorf("comparing column %s: %w", c.Name, err)
-			}
-			rep.Columns = append(rep.Columns, cd)
+		diff = v.keyedColumnDiff
+	}
+	for _, c := range cols {
+		cd, err := diff(ctx, f, g, c.Name)
+		if err != nil {
+			return fmt.Errorf("comparing column %s: %w", c.Name, err)
 		}
-	} else {
-		for _, c := range cols {
-			countF, firstF := v.d.Diff.ValueDiff(f, g, c.Name)
-			countG, firstG := v.d.Diff.ValueDiff(g, f, c.Name)
-			n, err := v.s.count(ctx, countF)
-			if err != nil {
-				return fmt.Errorf("comparing column %s: %w", c.Name, err)
-			}
-			m, err := v.s.count(ctx, countG)
-			if err != nil {
-				return fmt.Errorf("comparing column %s: %w", c.Name, err)
-			}
-			if n == 0 && m == 0 {
-				continue
-			}
-			cd := ColumnDiff{Column: c.Name, Rows: max(n, m), Of: rep.First.RowCount}
-			one := func(q string) string {
-				var s string
-				if err := v.s.QueryRowContext(ctx, q).Scan(&s); err != nil {
-					return "(none)"
-				}
-				return s
-			}
-			cd.First, cd.Second = one(firstF), one(firstG)
-			rep.Columns = append(rep.Columns, cd)
+		if cd != nil {
+			cd.Of = rep.First.RowCount
+			rep.Columns = append(rep.Columns, *cd)
 		}
 	}
 	if len(rep.Columns) == 0 {
@@ -432,6 +427,49 @@ func (v *verifier) explain(ctx context.Context, rep *VerifyReport, f, g engine.T
 		rep.Rows = append(prefixAll("first run only: ", gone), prefixAll("second run only: ", added)...)
 	}
 	return nil
+}
+
+// keyedColumnDiff compares column col of f and g key by key: how many keys
+// differ in it, and one of them; nil when none does. A key column itself
+// is not compared.
+func (v *verifier) keyedColumnDiff(ctx context.Context, f, g engine.Table, col string) (*ColumnDiff, error) {
+	if slices.Contains(v.job.Key, col) {
+		return nil, nil
+	}
+	count, sample := v.d.Diff.ColumnDiff(f, g, v.job.Key, col)
+	n, err := v.s.count(ctx, count)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	cd := &ColumnDiff{Column: col, Rows: n}
+	if err := v.s.QueryRowContext(ctx, sample).Scan(&cd.Key, &cd.First, &cd.Second); err != nil {
+		return nil, err
+	}
+	return cd, nil
+}
+
+// valueDiff compares column col of f and g, without a key, as multisets of
+// values: the larger count of values only one has, and an example from
+// each side; nil when they hold the same values.
+func (v *verifier) valueDiff(ctx context.Context, f, g engine.Table, col string) (*ColumnDiff, error) {
+	countF, firstF := v.d.Diff.ValueDiff(f, g, col)
+	countG, firstG := v.d.Diff.ValueDiff(g, f, col)
+	n, err := v.s.count(ctx, countF)
+	if err != nil {
+		return nil, err
+	}
+	m, err := v.s.count(ctx, countG)
+	if err != nil || (n == 0 && m == 0) {
+		return nil, err
+	}
+	one := func(q string) string {
+		var s string
+		if err := v.s.QueryRowContext(ctx, q).Scan(&s); err != nil {
+			return "(none)"
+		}
+		return s
+	}
+	return &ColumnDiff{Column: col, Rows: max(n, m), First: one(firstF), Second: one(firstG)}, nil
 }
 
 func prefixAll(p string, ss []string) []string {
