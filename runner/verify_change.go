@@ -34,89 +34,30 @@ const ChangeSkipped = "skipped"
 // on the unchanged input.
 func (v *verifier) changeOneRow(ctx context.Context, rep *VerifyReport, baseline engine.Table) error {
 	ch := rep.Change
-	skip := func(note string) error { ch.Verdict, ch.Note = ChangeSkipped, note; return nil }
-	j := v.job
-	if j.Source.Format == "parquet" {
-		return skip("Parquet input is not rewritten; the change-one-row check applies to CSV and JSON Lines")
+	files, note, err := v.changeInput(ctx, baseline)
+	if err != nil {
+		return err
 	}
-	if ok, err := v.exists(ctx, baseline); err != nil || !ok {
+	var pick *picked
+	var cols []engine.Column
+	if note == "" {
+		pick, cols, note, err = v.pickRow(ctx, baseline, files)
 		if err != nil {
 			return err
 		}
-		return skip("the input loaded no rows")
 	}
-	files, err := v.inputFiles()
-	if err != nil {
-		return err
+	if note != "" {
+		ch.Verdict, ch.Note = ChangeSkipped, note
+		return nil
 	}
-	for _, f := range files {
-		if rel, err := filepath.Rel(j.Dir, f); err != nil || strings.HasPrefix(rel, "..") {
-			return skip(fmt.Sprintf("input %s lies outside the job's folder, so the job cannot be pointed at a copy", f))
-		}
-	}
-	// Which rows reached the table: their key (or partition value) as
-	// the database prints it.
-	match := slices.Clone([]string(j.Key))
-	if len(match) == 0 {
-		match = []string{j.Partition.Column}
-	}
-	present, err := v.present(ctx, baseline, match)
-	if err != nil {
-		return err
-	}
-	protect := append(slices.Clone(match), j.Partition.Column, j.LatestBy, j.DeleteWhen, j.LoadedAt)
-	cols, err := v.dataCols(ctx, baseline)
-	if err != nil {
-		return err
-	}
-	types := map[string]string{}
-	for _, c := range cols {
-		types[c.Name] = strings.ToUpper(c.Type)
-	}
-	pick, err := findRow(files, j.Source.Format, match, protect, types, present)
-	if err != nil {
-		return skip(err.Error())
-	}
-	if pick == nil {
-		return skip("no input row among the first " + strconv.Itoa(maxScanned) + " could be matched to a row of the table (by its " + strings.Join(match, ", ") + " as the database prints it)")
-	}
-	rel, _ := filepath.Rel(j.Dir, pick.file)
+	rel, _ := filepath.Rel(v.job.Dir, pick.file)
 	ch.File, ch.Line, ch.Column, ch.From, ch.To = rel, pick.line, pick.column, pick.from, pick.to
-	if len(j.Key) > 0 {
+	if len(v.job.Key) > 0 {
 		ch.Key = pick.key
 	}
-
-	tmp, err := os.MkdirTemp("", "idem-verify-")
+	changed, err := v.runChanged(ctx, rep, files, pick)
 	if err != nil {
 		return err
-	}
-	defer os.RemoveAll(tmp)
-	for _, f := range files {
-		rel, _ := filepath.Rel(j.Dir, f)
-		dst := filepath.Join(tmp, rel)
-		var err error
-		if f == pick.file {
-			err = writeChanged(f, dst, pick)
-		} else {
-			err = copyFile(f, dst)
-		}
-		if err != nil {
-			return fmt.Errorf("copying the input for the change-one-row check: %w", err)
-		}
-	}
-	jc := *j
-	jc.Dir = tmp
-	changed := v.table("a")
-	if j.Strategy == job.StrategyMerge {
-		// A fresh table: in a merge the changed row would have to beat
-		// the row already there, which is the row order's business.
-		changed = v.table("c")
-		_, err = v.run(ctx, rep, &jc, changed, false)
-	} else {
-		_, err = v.run(ctx, rep, &jc, changed, true)
-	}
-	if err != nil {
-		return fmt.Errorf("the run on the input with one row changed (%s line %d, %s): %w", rel, pick.line, pick.column, err)
 	}
 	gone, err := v.keyedDiff(ctx, baseline, changed, cols)
 	if err != nil {
@@ -126,10 +67,120 @@ func (v *verifier) changeOneRow(ctx context.Context, rep *VerifyReport, baseline
 	if err != nil {
 		return err
 	}
+	judgeChange(ch, gone, added, len(v.job.Key) > 0, pick.key)
+	return nil
+}
+
+// changeInput is the input files the check would rewrite, or a note saying
+// why the check cannot be made.
+func (v *verifier) changeInput(ctx context.Context, baseline engine.Table) (files []string, note string, err error) {
+	j := v.job
+	if j.Source.Format == "parquet" {
+		return nil, "Parquet input is not rewritten; the change-one-row check applies to CSV and JSON Lines", nil
+	}
+	if ok, err := v.exists(ctx, baseline); err != nil || !ok {
+		if err != nil {
+			return nil, "", err
+		}
+		return nil, "the input loaded no rows", nil
+	}
+	files, err = v.inputFiles()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, f := range files {
+		if rel, err := filepath.Rel(j.Dir, f); err != nil || strings.HasPrefix(rel, "..") {
+			return nil, fmt.Sprintf("input %s lies outside the job's folder, so the job cannot be pointed at a copy", f), nil
+		}
+	}
+	return files, "", nil
+}
+
+// pickRow finds the input row to change, one that reached baseline by its
+// key (or partition value) as the database prints it, and baseline's data
+// columns; or a note saying why there is none.
+func (v *verifier) pickRow(ctx context.Context, baseline engine.Table, files []string) (*picked, []engine.Column, string, error) {
+	j := v.job
+	match := slices.Clone([]string(j.Key))
+	if len(match) == 0 {
+		match = []string{j.Partition.Column}
+	}
+	present, err := v.present(ctx, baseline, match)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	protect := append(slices.Clone(match), j.Partition.Column, j.LatestBy, j.DeleteWhen, j.LoadedAt)
+	cols, err := v.dataCols(ctx, baseline)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	types := map[string]string{}
+	for _, c := range cols {
+		types[c.Name] = strings.ToUpper(c.Type)
+	}
+	pick, err := findRow(files, j.Source.Format, match, protect, types, present)
+	if err != nil {
+		return nil, nil, err.Error(), nil
+	}
+	if pick == nil {
+		return nil, nil, "no input row among the first " + strconv.Itoa(maxScanned) + " could be matched to a row of the table (by its " + strings.Join(match, ", ") + " as the database prints it)", nil
+	}
+	return pick, cols, "", nil
+}
+
+// runChanged runs the job on a copy of its input with pick's row changed
+// (in a temporary folder, removed after), and returns the table it wrote.
+func (v *verifier) runChanged(ctx context.Context, rep *VerifyReport, files []string, pick *picked) (engine.Table, error) {
+	tmp, err := os.MkdirTemp("", "idem-verify-")
+	if err != nil {
+		return engine.Table{}, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyInput(v.job.Dir, tmp, files, pick); err != nil {
+		return engine.Table{}, fmt.Errorf("copying the input for the change-one-row check: %w", err)
+	}
+	jc := *v.job
+	jc.Dir = tmp
+	changed, force := v.table("a"), true
+	if v.job.Strategy == job.StrategyMerge {
+		// A fresh table: in a merge the changed row would have to beat
+		// the row already there, which is the row order's business.
+		changed, force = v.table("c"), false
+	}
+	if _, err := v.run(ctx, rep, &jc, changed, force); err != nil {
+		rel, _ := filepath.Rel(v.job.Dir, pick.file)
+		return changed, fmt.Errorf("the run on the input with one row changed (%s line %d, %s): %w", rel, pick.line, pick.column, err)
+	}
+	return changed, nil
+}
+
+// copyInput copies files from folder dir to the same places under folder
+// to, pick's file with its row changed.
+func copyInput(dir, to string, files []string, pick *picked) error {
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		dst := filepath.Join(to, rel)
+		var err error
+		if f == pick.file {
+			err = writeChanged(f, dst, pick)
+		} else {
+			err = copyFile(f, dst)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// judgeChange records in ch the rows the change removed and added (at most
+// maxListed each) and the verdict: at most one row each way, and, with a
+// key, only rows of the changed row's key.
+func judgeChange(ch *ChangeCheck, gone, added []keyedRow, keyed bool, key string) {
 	ch.Verdict = VerdictPass
 	bad := len(gone) > 1 || len(added) > 1
 	for _, r := range append(slices.Clone(gone), added...) {
-		if len(j.Key) > 0 && r.key != pick.key {
+		if keyed && r.key != key {
 			bad = true
 		}
 	}
@@ -149,7 +200,6 @@ func (v *verifier) changeOneRow(ctx context.Context, rep *VerifyReport, baseline
 	if len(gone)+len(added) == 0 {
 		ch.Note = "the changed row did not change the table (it lost to another row of its key)"
 	}
-	return nil
 }
 
 // inputFiles are the files the run's partitions read, each once.
@@ -293,27 +343,36 @@ func findCSV(path string, match, protect []string, types, present map[string]str
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
 		*scanned++
-		vals := make([]string, len(match))
-		for i, x := range idx {
-			if x < len(rec) {
-				vals[i] = rec[x]
-			}
+		if p := pickCSV(header, rec, idx, protect, types, present); p != nil {
+			p.line, _ = r.FieldPos(0)
+			p.file, p.start, p.end, p.delim = path, start, r.InputOffset(), rune(delim)
+			return p, nil
 		}
-		key, ok := present[strings.Join(vals, "\x1f")]
-		if !ok {
-			continue
-		}
-		col, to := pickField(header, rec, protect, types)
-		if col < 0 {
-			continue
-		}
-		line, _ := r.FieldPos(0)
-		out := slices.Clone(rec)
-		out[col] = to
-		return &picked{file: path, line: line, start: start, end: r.InputOffset(), column: header[col],
-			from: rec[col], to: to, key: key, record: out, delim: rune(delim)}, nil
 	}
 	return nil, nil
+}
+
+// pickCSV is record rec, changed, when its fields at idx (the match
+// columns) hold values present in the table and a field can be changed;
+// otherwise nil. The caller fills in where the record lies.
+func pickCSV(header, rec []string, idx []int, protect []string, types, present map[string]string) *picked {
+	vals := make([]string, len(idx))
+	for i, x := range idx {
+		if x < len(rec) {
+			vals[i] = rec[x]
+		}
+	}
+	key, ok := present[strings.Join(vals, "\x1f")]
+	if !ok {
+		return nil
+	}
+	col, to := pickField(header, rec, protect, types)
+	if col < 0 {
+		return nil
+	}
+	out := slices.Clone(rec)
+	out[col] = to
+	return &picked{column: header[col], from: rec[col], to: to, key: key, record: out}
 }
 
 func findJSONL(path string, match, protect []string, types, present map[string]string, scanned *int) (*picked, error) {
@@ -337,49 +396,68 @@ func findJSONL(path string, match, protect []string, types, present map[string]s
 			continue
 		}
 		*scanned++
-		var obj map[string]json.RawMessage
-		dec := json.NewDecoder(bytes.NewReader(b))
-		if dec.Decode(&obj) != nil {
-			continue
-		}
-		vals := make([]string, len(match))
-		for i, m := range match {
-			vals[i] = jsonText(obj[m])
-		}
-		key, ok := present[strings.Join(vals, "\x1f")]
-		if !ok {
-			continue
-		}
-		names := make([]string, 0, len(obj))
-		for k := range obj {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		texts := make([]string, len(names))
-		for i, n := range names {
-			texts[i] = jsonText(obj[n])
-			if len(obj[n]) > 0 && obj[n][0] != '"' && !numberRE.MatchString(texts[i]) && texts[i] != "true" && texts[i] != "false" {
-				texts[i] = "" // null, objects and lists are not changed
+		p, err := pickJSON(b, match, protect, types, present)
+		if err != nil || p != nil {
+			if p != nil {
+				p.file, p.line, p.start, p.end = path, line, start, off
 			}
+			return p, err
 		}
-		col, to := pickField(names, texts, protect, types)
-		if col < 0 {
-			continue
-		}
-		newVal := json.RawMessage(to)
-		if obj[names[col]][0] == '"' {
-			q, _ := json.Marshal(to)
-			newVal = q
-		}
-		obj[names[col]] = newVal
-		nb, err := json.Marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		return &picked{file: path, line: line, start: start, end: off, column: names[col],
-			from: texts[col], to: to, key: key, json: append(nb, '\n')}, nil
 	}
 	return nil, nil
+}
+
+// pickJSON is JSON line b, changed, when its match fields hold values
+// present in the table and a field can be changed; otherwise nil (a line
+// that is no JSON object too). The caller fills in where the line lies.
+func pickJSON(b []byte, match, protect []string, types, present map[string]string) (*picked, error) {
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if dec.Decode(&obj) != nil {
+		return nil, nil
+	}
+	vals := make([]string, len(match))
+	for i, m := range match {
+		vals[i] = jsonText(obj[m])
+	}
+	key, ok := present[strings.Join(vals, "\x1f")]
+	if !ok {
+		return nil, nil
+	}
+	names, texts := jsonFields(obj)
+	col, to := pickField(names, texts, protect, types)
+	if col < 0 {
+		return nil, nil
+	}
+	newVal := json.RawMessage(to)
+	if obj[names[col]][0] == '"' {
+		q, _ := json.Marshal(to)
+		newVal = q
+	}
+	obj[names[col]] = newVal
+	nb, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &picked{column: names[col], from: texts[col], to: to, key: key, json: append(nb, '\n')}, nil
+}
+
+// jsonFields are obj's field names, sorted, and their values as text;
+// null, objects and lists are "", which pickField never changes.
+func jsonFields(obj map[string]json.RawMessage) (names, texts []string) {
+	names = make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	texts = make([]string, len(names))
+	for i, n := range names {
+		texts[i] = jsonText(obj[n])
+		if len(obj[n]) > 0 && obj[n][0] != '"' && !numberRE.MatchString(texts[i]) && texts[i] != "true" && texts[i] != "false" {
+			texts[i] = ""
+		}
+	}
+	return names, texts
 }
 
 // jsonText is a JSON value as the database prints it: a string unquoted,
