@@ -43,58 +43,86 @@ func Backfill(ctx context.Context, dbs []engine.DB, j *job.Job, windows []job.Wi
 	if len(dbs) == 0 {
 		return nil, errors.New("backfill: no database")
 	}
-	type done struct {
-		res Result
-		ok  bool
-	}
-	out := make([]done, len(windows))
-	var (
-		mu      sync.Mutex
-		next    int
-		stopErr error // a job-file error: every partition would fail alike
-	)
-	take := func() (int, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopErr != nil || ctx.Err() != nil || next >= len(windows) {
-			return 0, false
-		}
-		next++
-		return next - 1, true
-	}
+	b := &backfill{ctx: ctx, job: j, windows: windows, opts: opts, each: each, out: make([]windowDone, len(windows))}
 	var wg sync.WaitGroup
 	for _, db := range dbs {
-		wg.Go(func() {
-			for {
-				i, ok := take()
-				if !ok {
-					return
-				}
-				res, err := runWindow(ctx, db, j, windows[i], opts)
-				mu.Lock()
-				out[i] = done{res, true}
-				var je *job.Error
-				if errors.As(err, &je) && stopErr == nil {
-					stopErr = err
-				}
-				if each != nil {
-					each(res, err)
-				}
-				mu.Unlock()
-			}
-		})
+		wg.Go(func() { b.work(db) })
 	}
 	wg.Wait()
+	return b.results()
+}
+
+// backfill is the windows a backfill's workers share.
+type backfill struct {
+	ctx     context.Context
+	job     *job.Job
+	windows []job.Window
+	opts    Options
+	each    func(Result, error)
+
+	mu      sync.Mutex
+	next    int
+	stopErr error        // a job-file error: every partition would fail alike
+	out     []windowDone // by window
+}
+
+// windowDone is a window's result; ok says the window ran.
+type windowDone struct {
+	res Result
+	ok  bool
+}
+
+// work runs windows on db until none is left to take.
+func (b *backfill) work(db engine.DB) {
+	for {
+		i, ok := b.take()
+		if !ok {
+			return
+		}
+		res, err := runWindow(b.ctx, db, b.job, b.windows[i], b.opts)
+		b.finish(i, res, err)
+	}
+}
+
+// take hands out the next window's index, or none once the windows are all
+// handed out, a job-file error stopped the backfill, or ctx is cancelled.
+func (b *backfill) take() (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopErr != nil || b.ctx.Err() != nil || b.next >= len(b.windows) {
+		return 0, false
+	}
+	b.next++
+	return b.next - 1, true
+}
+
+// finish records window i's result and passes it to each.
+func (b *backfill) finish(i int, res Result, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.out[i] = windowDone{res, true}
+	var je *job.Error
+	if errors.As(err, &je) && b.stopErr == nil {
+		b.stopErr = err
+	}
+	if b.each != nil {
+		b.each(res, err)
+	}
+}
+
+// results are the windows that ran, in window order, and why the backfill
+// stopped early, if it did.
+func (b *backfill) results() ([]Result, error) {
 	var results []Result
-	for _, d := range out {
+	for _, d := range b.out {
 		if d.ok {
 			results = append(results, d.res)
 		}
 	}
-	if stopErr == nil && ctx.Err() != nil {
-		stopErr = ctx.Err()
+	if b.stopErr == nil && b.ctx.Err() != nil {
+		return results, b.ctx.Err()
 	}
-	return results, stopErr
+	return results, b.stopErr
 }
 
 // ledgerState is ledger.State, remembered across a backfill's runs once a
