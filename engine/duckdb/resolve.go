@@ -113,7 +113,7 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 			fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE)),
 			fmt.Sprintf("coalesce(max(length(ltrim(regexp_replace(%s, '[^0-9]', '', 'g'), '0'))), 0)", v))
 	}
-	opts := "header = true, all_varchar = true"
+	opts := "header = true, all_varchar = true" + CSVLineOptions
 	if in.Delim != "" { // the dialect SelectFiles reads with
 		opts += ", delim = " + d.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
 	}

@@ -392,9 +392,9 @@ func (rd *reader) csvCopyable(ctx context.Context, in engine.FileInput, cols []i
 	var skip int64
 	var dateFmt, tsFmt sql.NullString
 	dd := duckdbengine.Dialect{}
-	opts := ""
+	opts := duckdbengine.CSVLineOptions
 	if in.Delim != "" { // as the DuckDB reader reads it
-		opts = ", delim = " + dd.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
+		opts += ", delim = " + dd.String(in.Delim) + `, quote = '"', escape = '"', skip = 0`
 	}
 	err := rd.conn.QueryRowContext(ctx, "SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM sniff_csv("+dd.String(in.Paths[0])+opts+")").
 		Scan(&delim, &quote, &escape, &skip, &dateFmt, &tsFmt)
