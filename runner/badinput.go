@@ -41,6 +41,9 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 		}
 		seen := map[string]bool{}
 		for _, c := range h {
+			// Lenient where a reader might be: a name padded with spaces
+			// counts as the name.
+			c = strings.TrimSpace(c)
 			if c == "" || seen[c] {
 				return nil, nil
 			}
