@@ -138,23 +138,34 @@ func (r *run) explainInsert(err error) error {
 	return err
 }
 
-// badTimeValue explains a partition column the reader typed as text: the
-// value that is not a date or timestamp, by file and line, as bad input;
-// nil when every value parses (the job must then give the column's type).
+// badTimeValue explains a partition column the reader typed as text that
+// holds dates or timestamps but also a value that is not one: that value,
+// by file and line, as bad input. nil when no value is a date (the job
+// names the wrong column) or every value is (the job must give its type).
 func (r *run) badTimeValue(col string) error {
 	if len(r.files) == 0 || r.job.Source.Format != "csv" {
 		return nil
 	}
+	var first error
+	dates := 0
 	for _, f := range r.files {
 		delim, err := source.CSVDelimiter(f)
 		if err != nil {
 			return nil
 		}
-		if bad := source.CheckValues(f, delim, map[string]source.Kind{col: source.KindTimestamp}); bad != nil {
-			return &InputError{Msg: bad.Error() + "; the partition column must hold dates or timestamps"}
+		bad, good, err := source.CheckColumn(f, delim, col, source.KindTimestamp)
+		if err != nil {
+			return nil
+		}
+		dates += good
+		if first == nil {
+			first = bad
 		}
 	}
-	return nil
+	if first == nil || dates == 0 {
+		return nil
+	}
+	return &InputError{Msg: first.Error() + "; the partition column's other values are dates or timestamps"}
 }
 
 // condense shortens a reader's error for a message: DuckDB's repeats the

@@ -244,6 +244,56 @@ func CheckValues(path string, delim byte, kinds map[string]Kind) error {
 	}
 }
 
+// CheckColumn reads a CSV file's column col and returns the first value
+// that is not of kind k (named as CheckValues names it) and how many
+// values are: a column of dates with one bad value is bad data, a column
+// with no date at all is the wrong column.
+func CheckColumn(path string, delim byte, col string, k Kind) (bad error, good int, err error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.Comma = rune(delim)
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	r.ReuseRecord = true
+	header, err := r.Read()
+	if err != nil {
+		return nil, 0, nil
+	}
+	idx := -1
+	for i, h := range header {
+		if strings.TrimPrefix(h, "\ufeff") == col {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, 0, nil
+	}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return bad, good, nil
+		}
+		if err != nil {
+			return bad, good, nil // a structural fault: CheckCSV names it
+		}
+		if idx >= len(rec) || rec[idx] == "" {
+			continue
+		}
+		verr := CheckValue(rec[idx], k)
+		switch {
+		case verr == nil:
+			good++
+		case bad == nil:
+			line, _ := r.FieldPos(idx)
+			bad = fmt.Errorf("%s line %d: column %q: %q is %w", path, line, col, abbreviate(rec[idx]), verr)
+		}
+	}
+}
+
 // checkUTF8 names the first field of rec that is not UTF-8.
 func checkUTF8(path string, line int, header, rec []string) error {
 	for i, v := range rec {

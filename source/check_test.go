@@ -70,3 +70,18 @@ func TestOpenGzip(t *testing.T) {
 	_, err = Open(write(t, dir, "y.csv.gz", "a,b\n"))
 	require.ErrorContains(t, err, "y.csv.gz is not gzip-compressed, as its name says")
 }
+
+func TestCheckColumn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := write(t, dir, "c.csv", "id,day,status\n1,2024-05-01,placed\n2,2024-13-45,shipped\n3,,x\n4,2024-05-02,y\n")
+	bad, good, err := CheckColumn(p, ',', "day", KindTimestamp)
+	require.NoError(t, err)
+	require.Equal(t, 2, good)
+	require.ErrorContains(t, bad, `c.csv line 3: column "day": "2024-13-45" is not a date or timestamp`)
+
+	bad, good, err = CheckColumn(p, ',', "status", KindTimestamp)
+	require.NoError(t, err)
+	require.Equal(t, 0, good, "a column of no dates")
+	require.ErrorContains(t, bad, `c.csv line 2: column "status": "placed"`)
+}
