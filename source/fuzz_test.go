@@ -104,6 +104,13 @@ func FuzzCSV(f *testing.F) {
 			if err := CheckValues(p, delim, kinds); err != nil {
 				located("CheckValues", err)
 			}
+			bad, good, err := CheckColumn(p, delim, header[0], k)
+			if err != nil || good < 0 {
+				t.Fatalf("CheckColumn: %v, %d", err, good)
+			}
+			if bad != nil {
+				located("CheckColumn", bad)
+			}
 		}
 	})
 }
