@@ -241,6 +241,14 @@ func (j *Job) applyDefaults() {
 }
 
 func formatFromPath(p string) string {
+	// A gzip-compressed CSV or JSON Lines file is read as it is: every
+	// reader decompresses it.
+	if base, ok := strings.CutSuffix(strings.ToLower(p), ".gz"); ok {
+		if f := formatFromPath(base); f != "parquet" {
+			return f
+		}
+		return ""
+	}
 	switch strings.ToLower(filepath.Ext(p)) {
 	case ".csv", ".tsv":
 		return "csv"

@@ -122,6 +122,9 @@ func (p Pos) At(line, col int) (int, int) {
 // Positions records where the values lint reports on start in the job file.
 type Positions struct {
 	Query, Files, Strategy, Key Pos
+	// Columns is the line of each key under columns:, so a problem found
+	// at run time (a typo'd column) names its line.
+	Columns map[string]int
 }
 
 // recordPositions finds the lint-relevant values in the document before
@@ -157,11 +160,19 @@ func recordPositions(doc *yaml.Node, data []byte) Positions {
 		}
 		return p
 	}
+	var cols map[string]int
+	if n := lookupNode(doc, "columns"); n != nil && n.Kind == yaml.MappingNode {
+		cols = map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			cols[n.Content[i].Value] = n.Content[i].Line
+		}
+	}
 	return Positions{
 		Query:    pos("source", "query"),
 		Files:    pos("source", "files"),
 		Strategy: pos("strategy"),
 		Key:      pos("key"),
+		Columns:  cols,
 	}
 }
 

@@ -211,10 +211,11 @@ func (r *run) lockScope() engine.LockScope {
 // checkColumnTypes refuses a columns: type the target database does not
 // know, as a job-file error (exit 2) before anything is read or written.
 func (r *run) checkColumnTypes(ctx context.Context) error {
-	tc, ok := r.db.(engine.TypeChecker)
-	if !ok || len(r.job.Columns) == 0 {
-		return nil
+	ps, err := r.headerProblems()
+	if err != nil {
+		return err
 	}
+	tc, _ := r.db.(engine.TypeChecker)
 	names := make([]string, 0, len(r.job.Columns))
 	for c := range r.job.Columns {
 		names = append(names, c)
@@ -222,14 +223,16 @@ func (r *run) checkColumnTypes(ctx context.Context) error {
 	slices.Sort(names)
 	// Outside the data transaction, each check on its own: a failed one
 	// leaves nothing to roll back, and every unknown type is reported.
-	var ps []job.Problem
 	for _, c := range names {
+		if tc == nil {
+			break
+		}
 		typ := r.job.Columns[c]
 		if err := tc.CheckType(ctx, typ); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
-			ps = append(ps, job.Problem{Path: "columns." + c, Msg: fmt.Sprintf("%q is not a type the target database knows: %v", typ, firstLine(err))})
+			ps = append(ps, job.Problem{Path: "columns." + c, Line: r.job.Pos.Columns[c], Msg: fmt.Sprintf("%q is not a type the target database knows: %v", typ, firstLine(err))})
 		}
 	}
 	if len(ps) > 0 {
@@ -292,16 +295,10 @@ func (r *run) readError(files []string, err error) error {
 	if ctx := r.ctx; ctx != nil && ctx.Err() != nil {
 		return err
 	}
-	if r.job.Source.Format == "csv" {
-		for _, f := range files {
-			if delim, derr := source.CSVDelimiter(f); derr == nil {
-				if bad := source.CheckCSV(f, delim); bad != nil {
-					return &InputError{Msg: bad.Error(), Err: err}
-				}
-			}
-		}
+	if bad := r.explainFiles(files); bad != nil {
+		return &InputError{Msg: bad.Error(), Err: err}
 	}
-	return &InputError{Msg: fmt.Sprintf("reading %s: %v", strings.Join(files, ", "), err), Err: err}
+	return &InputError{Msg: fmt.Sprintf("reading %s: %s", strings.Join(files, ", "), condense(err)), Err: err}
 }
 
 // stageFiles reads the input files into stageTable, with the engine's own
@@ -703,6 +700,9 @@ func (r *run) checkTypes(ctx context.Context) error {
 			return err
 		}
 		if n > 0 {
+			if bad := r.explainFiles(r.files); bad != nil && len(r.files) > 0 {
+				return &InputError{Msg: fmt.Sprintf("%v; the target's column %q is %s", bad, c.Name, tt)}
+			}
 			return &InputError{Msg: fmt.Sprintf("%s (%s); a column's type never changes silently: give the input's type under columns:, or change the target's column yourself",
 				change, r.inputName())}
 		}
@@ -852,6 +852,9 @@ func (r *run) window(cols []engine.Column) (string, error) {
 	}
 	kind, ok := r.sql.Types.TimeKindOf(typ)
 	if !ok {
+		if bad := r.badTimeValue(col); bad != nil {
+			return "", bad
+		}
 		return "", &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "partition.column",
 			Msg: fmt.Sprintf("column %q is %s; it must be a date or timestamp (give its type under columns:)", col, typ)}}}
 	}
@@ -873,7 +876,7 @@ func (r *run) insert(ctx context.Context, table, src string, cols []engine.Colum
 	}
 	q := r.sql.Write.InsertSelect(table, names(cols), r.job.LoadedAt, r.sql.Ident(src), where)
 	if r.res.Inserted, err = r.s.exec(ctx, q, args...); err != nil {
-		return fmt.Errorf("inserting into %s: %w", r.job.Target.Table, err)
+		return r.explainInsert(fmt.Errorf("inserting into %s: %w", r.job.Target.Table, err))
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ const csvDelimiterCandidates = ",;\t|"
 // header decides, not a sample of data rows: a reader that guesses from the
 // rows can take a ragged file for a one-column file with another delimiter.
 func CSVDelimiter(path string) (byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return 0, err
 	}
@@ -53,23 +53,23 @@ func CSVDelimiter(path string) (byte, error) {
 }
 
 // CheckCSV reads a CSV file strictly (the header's field count on every
-// row, quotes closed) and returns its first structural fault with file and
+// row, quotes closed, text UTF-8) and returns its first structural fault with file and
 // line, or nil. Used to explain a read that failed: a database's reader
 // reports these less plainly, or guesses past them.
 func CheckCSV(path string, delim byte) error {
-	f, err := os.Open(path)
+	if st, err := os.Stat(path); err == nil && st.Size() == 0 {
+		return fmt.Errorf("%s is empty (0 bytes): not even a header line", path)
+	}
+	f, err := Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err == nil && st.Size() == 0 {
-		return fmt.Errorf("%s is empty (0 bytes): not even a header line", path)
-	}
 	r := csv.NewReader(bufio.NewReader(f))
 	r.Comma = rune(delim)
 	r.ReuseRecord = true
 	var want int
+	var header []string
 	for n := 0; ; n++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -92,6 +92,11 @@ func CheckCSV(path string, delim byte) error {
 		}
 		if n == 0 {
 			want = len(rec)
+			header = append([]string(nil), rec...)
+		}
+		line, _ := r.FieldPos(0)
+		if err := checkUTF8(path, line, header, rec); err != nil {
+			return err
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -63,7 +62,7 @@ func locateCSV(path string, cols []string, limit int) ([]Location, error) {
 }
 
 func locateCSVDelim(path string, delim rune, cols []string, limit int) ([]Location, bool, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -112,7 +111,7 @@ func locateCSVDelim(path string, delim rune, cols []string, limit int) ([]Locati
 }
 
 func locateJSONL(path string, cols []string, limit int) ([]Location, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,12 @@ func (d Dialect) StageFiles(stage string, in engine.FileInput) (string, error) {
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS %s", d.Ident(stage), sel), nil
 }
 
+// CSVLineOptions let one CSV line (a long text field) be up to 32 MiB;
+// DuckDB's default, 2 MB, refuses a file with one 10 MB field. The buffer
+// must hold a line: 32 MiB is DuckDB's default buffer, so reading is as
+// fast as without.
+const CSVLineOptions = ", max_line_size = 33554432, buffer_size = 33554432"
+
 // SelectFiles is the query reading the files with DuckDB's own readers. CSV
 // gets explicit types at read time, so a zip code typed VARCHAR keeps its
 // leading zeros; JSON and Parquet carry types of their own, so overrides are

@@ -50,14 +50,14 @@ func Describe(ctx context.Context, q engine.Querier, sel string) ([]engine.Colum
 	return cols, rows.Err()
 }
 
-// csvOptions are the read_csv options of a given dialect: the delimiter
-// read from the header, standard double quotes. None when delim is empty
-// (DuckDB sniffs).
+// csvOptions are the read_csv options of a given dialect: lines up to 32
+// MiB (CSVLineOptions), the delimiter read from the header, standard double
+// quotes; with no delim, DuckDB sniffs the dialect.
 func (d Dialect) csvOptions(delim string) string {
 	if delim == "" {
-		return ""
+		return CSVLineOptions
 	}
-	return ", delim = " + d.String(delim) + `, quote = '"', escape = '"', skip = 0`
+	return CSVLineOptions + ", delim = " + d.String(delim) + `, quote = '"', escape = '"', skip = 0`
 }
 
 // CSVSniff is what DuckDB's sniffer reads of a CSV file's dialect. Quote and

@@ -44,6 +44,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, oneWriterCases...)
 	cases = append(cases, interruptCases...)
 	cases = append(cases, badInputCases...)
+	cases = append(cases, badInput2Cases...)
 	cases = append(cases, untouchedCases...)
 	cases = append(cases, readOnlyCases...)
 	cases = append(cases, faithfulCases...)

@@ -1,0 +1,190 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/source"
+)
+
+// headerProblems checks, before anything is read into the database, that
+// the CSV files' headers hold every column the job names (partition.column,
+// key, latest_by, columns:), so a typo is a job-file error with its path
+// and line, reported with the job's other problems. A file whose structure
+// is broken (a prose file's "header") is bad input instead: exit 1, named
+// by file and line. A header with an empty or repeated name is left to the
+// reader, which renames such columns.
+func (r *run) headerProblems() ([]job.Problem, error) {
+	j := r.job
+	if !j.Source.HasFiles() || j.Source.Format != "csv" {
+		return nil, nil
+	}
+	globs := make([]string, len(j.Source.Files))
+	for i, f := range j.Source.Files {
+		globs[i] = job.RenderPath(f, r.w)
+	}
+	files, err := source.Files(j.Dir, globs)
+	if err != nil || len(files) == 0 {
+		return nil, nil // the run reports it where it reads the files
+	}
+	var have []string
+	for _, f := range files {
+		delim, err := source.CSVDelimiter(f)
+		if err != nil {
+			return nil, nil
+		}
+		h, err := source.CSVHeader(f, delim)
+		if err != nil || len(h) == 0 {
+			return nil, nil
+		}
+		seen := map[string]bool{}
+		for _, c := range h {
+			// Lenient where a reader might be: a name padded with spaces
+			// counts as the name.
+			c = strings.TrimSpace(c)
+			if c == "" || seen[c] {
+				return nil, nil
+			}
+			seen[c] = true
+			if !slices.Contains(have, c) {
+				have = append(have, c)
+			}
+		}
+	}
+	var ps []job.Problem
+	for _, rc := range j.RequiredColumns() {
+		if slices.Contains(have, rc[1]) {
+			continue
+		}
+		msg := fmt.Sprintf("column %q is not in the source (its columns: %s)", rc[1], strings.Join(have, ", "))
+		if s := job.Closest(rc[1], have); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		p := job.Problem{Path: rc[0], Msg: msg}
+		if c, ok := strings.CutPrefix(rc[0], "columns."); ok {
+			p.Line = j.Pos.Columns[c]
+		}
+		ps = append(ps, p)
+	}
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	for _, f := range files {
+		if delim, err := source.CSVDelimiter(f); err == nil {
+			if bad := source.CheckCSV(f, delim); bad != nil {
+				return nil, &InputError{Msg: bad.Error()}
+			}
+		}
+	}
+	return ps, nil
+}
+
+// explainFiles finds, in input files a reader failed on, what is wrong
+// with them, by file and line: a CSV's structure, encoding or a value its
+// column's type cannot take; a line of JSON Lines that is not JSON; a file
+// that is not Parquet. nil when it finds nothing.
+func (r *run) explainFiles(files []string) error {
+	for _, f := range files {
+		var bad error
+		switch r.job.Source.Format {
+		case "csv":
+			delim, err := source.CSVDelimiter(f)
+			if err != nil {
+				return err
+			}
+			if bad = source.CheckCSV(f, delim); bad == nil {
+				bad = source.CheckValues(f, delim, r.valueKinds())
+			}
+		case "jsonl":
+			bad = source.CheckJSONL(f)
+		case "parquet":
+			bad = source.CheckParquet(f)
+		}
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// valueKinds is what each column's values must parse as: the target's
+// column type where the table exists (an INSERT casts to it), else the type
+// the job declares.
+func (r *run) valueKinds() map[string]source.Kind {
+	kinds := map[string]source.Kind{}
+	for c, t := range r.job.Columns {
+		kinds[c] = source.KindOfType(t)
+	}
+	for _, c := range r.targetCols {
+		if k := source.KindOfType(c.Type); k != source.KindOther {
+			kinds[c.Name] = k
+		}
+	}
+	return kinds
+}
+
+// explainInsert turns a failed INSERT from input files into bad input
+// naming the file, line, column and value the target's column cannot take,
+// when one is found; else it returns err.
+func (r *run) explainInsert(err error) error {
+	if len(r.files) == 0 || r.job.Source.Format != "csv" || (r.ctx != nil && r.ctx.Err() != nil) {
+		return err
+	}
+	if bad := r.explainFiles(r.files); bad != nil {
+		return &InputError{Msg: bad.Error(), Err: err}
+	}
+	return err
+}
+
+// badTimeValue explains a partition column the reader typed as text that
+// holds dates or timestamps but also a value that is not one: that value,
+// by file and line, as bad input. nil when no value is a date (the job
+// names the wrong column) or every value is (the job must give its type).
+func (r *run) badTimeValue(col string) error {
+	if len(r.files) == 0 || r.job.Source.Format != "csv" {
+		return nil
+	}
+	var first error
+	dates := 0
+	for _, f := range r.files {
+		delim, err := source.CSVDelimiter(f)
+		if err != nil {
+			return nil
+		}
+		bad, good, err := source.CheckColumn(f, delim, col, source.KindTimestamp)
+		if err != nil {
+			return nil
+		}
+		dates += good
+		if first == nil {
+			first = bad
+		}
+	}
+	if first == nil || dates == 0 {
+		return nil
+	}
+	return &InputError{Msg: first.Error() + "; the partition column's other values are dates or timestamps"}
+}
+
+// condense shortens a reader's error for a message: DuckDB's repeats the
+// offending line (which may be megabytes long), its options and the query.
+func condense(err error) string {
+	var keep []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(l, "  ") || strings.HasPrefix(t, "Original Line:") ||
+			strings.HasPrefix(t, "LINE ") || strings.HasPrefix(t, "^") {
+			continue
+		}
+		if len(t) > 300 {
+			t = t[:300] + "…"
+		}
+		keep = append(keep, t)
+	}
+	if len(keep) == 0 {
+		return err.Error()
+	}
+	return strings.Join(keep, "; ")
+}

@@ -1,0 +1,87 @@
+package source
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	kinds := map[string]Kind{"n": KindInt32, "day": KindDate, "ts": KindTimestamp}
+	for _, tc := range []struct{ content, want string }{
+		{"id,day,n,ts\n1,2024-05-01,5,2024-05-01 10:00:00\n2,,,\n3,2024-05-01,-2147483648,2024-05-01T10:00:00+02:00\n", ""},
+		{"id,day,n\n1,2024-05-01,5\n2,2024-05-01,3000000000\n", `v.csv line 3: column "n": "3000000000" is out of range for a 32-bit integer (-2147483648 to 2147483647)`},
+		{"id,day,n\n1,2024-13-45,5\n", `v.csv line 2: column "day": "2024-13-45" is not a date (like 2026-11-28)`},
+		{"\ufeffday;ts\r\n2024-05-01;soon\r\n", `v.csv line 2: column "ts": "soon" is not a date or timestamp`},
+		{"n\n1.5\n", `v.csv line 2: column "n": "1.5" is not an integer`},
+	} {
+		delim, err := CSVDelimiter(write(t, dir, "v.csv", tc.content))
+		require.NoError(t, err)
+		err = CheckValues(dir+"/v.csv", delim, kinds)
+		if tc.want == "" {
+			require.NoError(t, err, tc.content)
+			continue
+		}
+		require.ErrorContains(t, err, tc.want, tc.content)
+	}
+}
+
+func TestCheckCSVUTF8(t *testing.T) {
+	t.Parallel()
+	p := write(t, t.TempDir(), "u.csv", "id,name\n1,ok\n2,caf\xe9\n")
+	require.ErrorContains(t, CheckCSV(p, ','), `u.csv line 3: column "name" is not valid UTF-8 (byte 0xe9 at offset 3)`)
+}
+
+func TestCheckJSONLAndParquet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, CheckJSONL(write(t, dir, "a.jsonl", "{\"a\":1}\n\n{\"a\":2}\n")))
+	require.ErrorContains(t, CheckJSONL(write(t, dir, "b.jsonl", "{\"a\":1}\n[1]\n")), "b.jsonl line 2: not a JSON object")
+	require.ErrorContains(t, CheckParquet(write(t, dir, "a.parquet", "id\n1\n")), "a.parquet is not a Parquet file: it has 5 bytes")
+	require.ErrorContains(t, CheckParquet(write(t, dir, "b.parquet", "PAR1 and then it stops")), "b.parquet is not a whole Parquet file: it does not end with PAR1")
+	require.ErrorContains(t, CheckParquet(write(t, dir, "c.parquet", "some text that ends PAR1")), "c.parquet is not a Parquet file: it does not start with PAR1")
+	require.NoError(t, CheckParquet(write(t, dir, "d.parquet", "PAR1 footer PAR1")))
+}
+
+func TestOpenGzip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	_, err := z.Write([]byte("a;b\n1;2\n"))
+	require.NoError(t, err)
+	require.NoError(t, z.Close())
+	p := write(t, dir, "x.csv.GZ", buf.String())
+	f, err := Open(p)
+	require.NoError(t, err)
+	b, err := io.ReadAll(f)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.Equal(t, "a;b\n1;2\n", string(b))
+	d, err := CSVDelimiter(p)
+	require.NoError(t, err)
+	require.Equal(t, byte(';'), d)
+
+	_, err = Open(write(t, dir, "y.csv.gz", "a,b\n"))
+	require.ErrorContains(t, err, "y.csv.gz is not gzip-compressed, as its name says")
+}
+
+func TestCheckColumn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := write(t, dir, "c.csv", "id,day,status\n1,2024-05-01,placed\n2,2024-13-45,shipped\n3,,x\n4,2024-05-02,y\n")
+	bad, good, err := CheckColumn(p, ',', "day", KindTimestamp)
+	require.NoError(t, err)
+	require.Equal(t, 2, good)
+	require.ErrorContains(t, bad, `c.csv line 3: column "day": "2024-13-45" is not a date or timestamp`)
+
+	bad, good, err = CheckColumn(p, ',', "status", KindTimestamp)
+	require.NoError(t, err)
+	require.Equal(t, 0, good, "a column of no dates")
+	require.ErrorContains(t, bad, `c.csv line 2: column "status": "placed"`)
+}
