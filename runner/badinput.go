@@ -29,45 +29,11 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	if err != nil || len(files) == 0 {
 		return nil, nil // the run reports it where it reads the files
 	}
-	var have []string
-	for _, f := range files {
-		delim, err := source.CSVDelimiter(f)
-		if err != nil {
-			return nil, nil
-		}
-		h, err := source.CSVHeader(f, delim)
-		if err != nil || len(h) == 0 {
-			return nil, nil
-		}
-		seen := map[string]bool{}
-		for _, c := range h {
-			// Lenient where a reader might be: a name padded with spaces
-			// counts as the name.
-			c = strings.TrimSpace(c)
-			if c == "" || seen[c] {
-				return nil, nil
-			}
-			seen[c] = true
-			if !slices.Contains(have, c) {
-				have = append(have, c)
-			}
-		}
+	have, ok := headerColumns(files)
+	if !ok {
+		return nil, nil
 	}
-	var ps []job.Problem
-	for _, rc := range j.RequiredColumns() {
-		if slices.Contains(have, rc[1]) {
-			continue
-		}
-		msg := fmt.Sprintf("column %q is not in the source (its columns: %s)", rc[1], strings.Join(have, ", "))
-		if s := job.Closest(rc[1], have); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
-		p := job.Problem{Path: rc[0], Msg: msg}
-		if c, ok := strings.CutPrefix(rc[0], "columns."); ok {
-			p.Line = j.Pos.Columns[c]
-		}
-		ps = append(ps, p)
-	}
+	ps := r.missingColumns(have)
 	if len(ps) == 0 {
 		return nil, nil
 	}
@@ -79,6 +45,57 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 		}
 	}
 	return ps, nil
+}
+
+// headerColumns is the union of the files' header names, in order of
+// first appearance; ok is false when a header cannot be read or has an
+// empty or repeated name (left to the reader, which renames such columns).
+func headerColumns(files []string) (have []string, ok bool) {
+	for _, f := range files {
+		delim, err := source.CSVDelimiter(f)
+		if err != nil {
+			return nil, false
+		}
+		h, err := source.CSVHeader(f, delim)
+		if err != nil || len(h) == 0 {
+			return nil, false
+		}
+		seen := map[string]bool{}
+		for _, c := range h {
+			// Lenient where a reader might be: a name padded with spaces
+			// counts as the name.
+			c = strings.TrimSpace(c)
+			if c == "" || seen[c] {
+				return nil, false
+			}
+			seen[c] = true
+			if !slices.Contains(have, c) {
+				have = append(have, c)
+			}
+		}
+	}
+	return have, true
+}
+
+// missingColumns are the job's columns that are not in have, each with a
+// suggestion and the line under columns: where it is named.
+func (r *run) missingColumns(have []string) []job.Problem {
+	var ps []job.Problem
+	for _, rc := range r.job.RequiredColumns() {
+		if slices.Contains(have, rc[1]) {
+			continue
+		}
+		msg := fmt.Sprintf("column %q is not in the source (its columns: %s)", rc[1], strings.Join(have, ", "))
+		if s := job.Closest(rc[1], have); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		p := job.Problem{Path: rc[0], Msg: msg}
+		if c, ok := strings.CutPrefix(rc[0], "columns."); ok {
+			p.Line = r.job.Pos.Columns[c]
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // explainFiles finds, in input files a reader failed on, what is wrong

@@ -56,17 +56,17 @@ func (e *Env) state() string {
 		return out
 	}
 	e.DB(func(ctx context.Context, db engine.DB) {
-		q, args := db.Statements().TableExists(e.Table)
+		q, args := db.SQL().Catalog.TableExists(e.Table)
 		if len(queryStrings(e.t, ctx, db.Conn(), q, args...)) > 0 {
 			n, sum, err := runner.TableChecksum(ctx, db, e.Table, "", nil)
 			require.NoError(e.t, err)
 			out += fmt.Sprintf("\ntable: %d rows, checksum %s", n, sum)
 		}
 		if ok, err := ledger.Exists(ctx, db.Conn(), db); ok && err == nil {
-			d := db.Dialect()
+			d := db.SQL()
 			out += "\nledger: " + strings.Join(queryStrings(e.t, ctx, db.Conn(), fmt.Sprintf(
 				"SELECT %s, %s, %s, %s, %s FROM %s ORDER BY 1, 2, 3", d.Ident("job"), d.Ident("partition"),
-				d.Ident("run_id"), d.Ident("row_count"), d.Ident("checksum"), d.Table(db.LedgerTable()))), "; ")
+				d.Ident("run_id"), d.Ident("row_count"), d.Ident("checksum"), d.Table(db.Names().Ledger))), "; ")
 		}
 	})
 	return out
