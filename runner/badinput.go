@@ -40,7 +40,7 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	for _, f := range files {
 		if delim, err := source.CSVDelimiter(f); err == nil {
 			if bad := source.CheckCSV(f, delim); bad != nil {
-				return nil, &InputError{Msg: bad.Error()}
+				return nil, located(bad, nil)
 			}
 		}
 	}
@@ -150,7 +150,7 @@ func (r *run) explainInsert(err error) error {
 		return err
 	}
 	if bad := r.explainFiles(r.files); bad != nil {
-		return &InputError{Msg: bad.Error(), Err: err}
+		return located(bad, err)
 	}
 	return err
 }
@@ -182,7 +182,9 @@ func (r *run) badTimeValue(col string) error {
 	if first == nil || dates == 0 {
 		return nil
 	}
-	return &InputError{Msg: first.Error() + "; the partition column's other values are dates or timestamps"}
+	e := located(first, nil)
+	e.Msg += "; the partition column's other values are dates or timestamps"
+	return e
 }
 
 // condense shortens a reader's error for a message: DuckDB's repeats the

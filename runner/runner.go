@@ -122,11 +122,39 @@ type PartitionRows struct {
 // InputError is bad input: the run stopped before changing anything.
 type InputError struct {
 	Msg string
-	Err error // the underlying error, if any
+	Err error // the underlying error (a reader's or the database's), if any
+	// File, Line and Column locate the fault where it is known (Line 0
+	// and Column "" where not).
+	File   string
+	Line   int
+	Column string
+	at     error // the located fault, when the input was read to find it
 }
 
 func (e *InputError) Error() string { return e.Msg }
-func (e *InputError) Unwrap() error { return e.Err }
+
+// Unwrap gives both the underlying error and the located fault, so
+// errors.Is and errors.As see through either.
+func (e *InputError) Unwrap() []error {
+	var out []error
+	for _, err := range []error{e.Err, e.at} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// located is the InputError for bad, a fault found by reading the input,
+// where err is what the reader or the database said.
+func located(bad, err error) *InputError {
+	e := &InputError{Msg: bad.Error(), Err: err, at: bad}
+	var le *source.LineError
+	if errors.As(bad, &le) {
+		e.File, e.Line, e.Column = le.File, le.Line, le.Column
+	}
+	return e
+}
 
 // Staging table names, on the run's own connection.
 const (
@@ -296,7 +324,7 @@ func (r *run) readError(files []string, err error) error {
 		return err
 	}
 	if bad := r.explainFiles(files); bad != nil {
-		return &InputError{Msg: bad.Error(), Err: err}
+		return located(bad, err)
 	}
 	return &InputError{Msg: fmt.Sprintf("reading %s: %s", strings.Join(files, ", "), condense(err)), Err: err}
 }

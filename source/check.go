@@ -84,7 +84,7 @@ func CheckJSONL(path string) error {
 		}
 		var obj map[string]any
 		if err := json.Unmarshal(text, &obj); err != nil {
-			return fmt.Errorf("%s line %d: not a JSON object (%v): %s", path, line, err, abbreviate(string(text)))
+			return &LineError{File: path, Line: line, Err: fmt.Errorf("not a JSON object (%v): %s", err, abbreviate(string(text)))}
 		}
 	}
 	return sc.Err()
@@ -238,7 +238,7 @@ func CheckValues(path string, delim byte, kinds map[string]Kind) error {
 			}
 			if verr := CheckValue(rec[i], k); verr != nil {
 				line, _ := r.FieldPos(i)
-				return fmt.Errorf("%s line %d: column %q: %q is %w", path, line, header[i], abbreviate(rec[i]), verr)
+				return &LineError{File: path, Line: line, Column: header[i], Err: fmt.Errorf("column %q: %q is %w", header[i], abbreviate(rec[i]), verr)}
 			}
 		}
 	}
@@ -289,7 +289,7 @@ func CheckColumn(path string, delim byte, col string, k Kind) (bad error, good i
 			good++
 		case bad == nil:
 			line, _ := r.FieldPos(idx)
-			bad = fmt.Errorf("%s line %d: column %q: %q is %w", path, line, col, abbreviate(rec[idx]), verr)
+			bad = &LineError{File: path, Line: line, Column: col, Err: fmt.Errorf("column %q: %q is %w", col, abbreviate(rec[idx]), verr)}
 		}
 	}
 }
@@ -300,9 +300,9 @@ func checkUTF8(path string, line int, header, rec []string) error {
 		if utf8.ValidString(v) {
 			continue
 		}
-		name := fmt.Sprintf("field %d", i+1)
+		name, col := fmt.Sprintf("field %d", i+1), ""
 		if i < len(header) && utf8.ValidString(header[i]) {
-			name = fmt.Sprintf("column %q", header[i])
+			name, col = fmt.Sprintf("column %q", header[i]), header[i]
 		}
 		bad := v
 		for j := 0; j < len(v); {
@@ -313,7 +313,7 @@ func checkUTF8(path string, line int, header, rec []string) error {
 			}
 			j += n
 		}
-		return fmt.Errorf("%s line %d: %s is not valid UTF-8 (%s); re-encode the file as UTF-8", path, line, name, bad)
+		return &LineError{File: path, Line: line, Column: col, Err: fmt.Errorf("%s is not valid UTF-8 (%s); re-encode the file as UTF-8", name, bad)}
 	}
 	return nil
 }

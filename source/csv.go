@@ -79,13 +79,13 @@ func CheckCSV(path string, delim byte) error {
 		if errors.As(err, &pe) {
 			switch {
 			case errors.Is(pe.Err, csv.ErrFieldCount):
-				return fmt.Errorf("%s line %d: expected %d fields, as the header has, found %d", path, pe.StartLine, want, len(rec))
+				return &LineError{File: path, Line: pe.StartLine, Err: fmt.Errorf("expected %d fields, as the header has, found %d", want, len(rec))}
 			case errors.Is(pe.Err, csv.ErrQuote):
-				return fmt.Errorf("%s line %d: a quoted field opened on this line is never closed (or a quote inside it is not doubled)", path, pe.StartLine)
+				return &LineError{File: path, Line: pe.StartLine, Err: errors.New("a quoted field opened on this line is never closed (or a quote inside it is not doubled)")}
 			case errors.Is(pe.Err, csv.ErrBareQuote):
 				continue // a reader may accept a quote inside an unquoted field
 			}
-			return fmt.Errorf("%s line %d: %w", path, pe.StartLine, pe.Err)
+			return &LineError{File: path, Line: pe.StartLine, Err: pe.Err}
 		}
 		if err != nil {
 			return err

@@ -1,11 +1,15 @@
 package enginetest
 
 import (
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
 )
 
 // Bad input never damages the target and is named by file and line: a
@@ -61,5 +65,13 @@ partition:
 		_, err := e.Run(j, "2024-05-01", Force)
 		requireInputError(t, err, tc.want)
 		require.Equal(t, before, e.Checksum(""), tc.content)
+		// The location is data too, for a caller that reports it.
+		var ie *runner.InputError
+		require.ErrorAs(t, err, &ie)
+		if _, rest, ok := strings.Cut(tc.want, ".csv line "); ok {
+			line, _, _ := strings.Cut(rest, ":")
+			require.Equal(t, line, strconv.Itoa(ie.Line), "%+v", ie)
+			require.Equal(t, "x.csv", filepath.Base(ie.File))
+		}
 	}
 }
