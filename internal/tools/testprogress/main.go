@@ -36,7 +36,7 @@ type event struct {
 
 type pkgState struct {
 	started  time.Time
-	running  map[string]time.Time // top-level tests running (not paused), since
+	running  map[string]time.Time // tests running (not paused), since
 	output   map[string][]string  // per test ("" for the package), until it ends
 	done     int
 	failed   []string
@@ -106,12 +106,11 @@ func (p *printer) line(l string) {
 		return
 	}
 	s := p.pkg(e.Package)
-	top := e.Test != "" && !strings.Contains(e.Test, "/")
 	switch e.Action {
 	case "output":
 		s.output[e.Test] = append(s.output[e.Test], e.Output)
 	case "run", "cont":
-		if top {
+		if e.Test != "" {
 			s.running[e.Test] = p.now()
 		}
 	case "pause":
@@ -196,9 +195,13 @@ func (p *printer) status() {
 			part += fmt.Sprintf(", %d failed", len(s.failed))
 		}
 		part += ")"
-		// The longest-running test says what the package waits on.
+		// The longest-running test says what the package waits on; a
+		// parent that only waits for its subtests says nothing.
 		longest, since := "", now
 		for t, at := range s.running {
+			if hasChild(s.running, t) {
+				continue
+			}
 			if at.Before(since) || at.Equal(since) && t < longest {
 				longest, since = t, at
 			}
@@ -209,6 +212,16 @@ func (p *printer) status() {
 		parts = append(parts, part)
 	}
 	fmt.Fprintf(p.out, "... %3ds  %d tests done; running: %s\n", int(now.Sub(p.start).Seconds()), p.tests, strings.Join(parts, "; "))
+}
+
+// hasChild reports whether a subtest of test is running.
+func hasChild(running map[string]time.Time, test string) bool {
+	for t := range running {
+		if strings.HasPrefix(t, test+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *printer) summary() int {

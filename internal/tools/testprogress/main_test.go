@@ -84,10 +84,11 @@ func TestStatusNamesTheLongestRunningTest(t *testing.T) {
 	var out strings.Builder
 	p := &printer{out: &out, now: func() time.Time { return clock }, start: clock, pkgs: map[string]*pkgState{}}
 	p.line(`{"Action":"start","Package":"` + pkgA + `"}`)
-	p.line(`{"Action":"run","Package":"` + pkgA + `","Test":"TestSlow"}`)
+	p.line(`{"Action":"run","Package":"` + pkgA + `","Test":"TestSuite"}`)
+	p.line(`{"Action":"run","Package":"` + pkgA + `","Test":"TestSuite/Slow"}`)
 	clock = clock.Add(20 * time.Second)
 	p.line(`{"Action":"run","Package":"` + pkgA + `","Test":"TestQuick"}`)
 	clock = clock.Add(5 * time.Second)
 	p.status()
-	require.Equal(t, "...  25s  0 tests done; running: engine/duckdb (0 done) TestSlow 25s\n", out.String())
+	require.Equal(t, "...  25s  0 tests done; running: engine/duckdb (0 done) TestSuite/Slow 25s\n", out.String())
 }
