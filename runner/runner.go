@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/idemdata/idem/engine"
@@ -227,7 +226,7 @@ func (r *run) crash(point string) {
 	}
 	r.log.Warn("crashing on purpose", "point", point)
 	// What kill -9 would do: no deferred cleanup, no rollback.
-	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	killSelf()
 	select {}
 }
 
