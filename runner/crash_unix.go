@@ -7,5 +7,8 @@ import (
 	"syscall"
 )
 
-// killSelf dies as kill -9 would.
-func killSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+// killSelf ends the process as kill -9 would: no deferred cleanup, no
+// rollback, and the parent sees death by a signal.
+func killSelf() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+}

@@ -6,6 +6,7 @@ package enginetest
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,18 +251,28 @@ var (
 )
 
 // Binary builds cmd/idem once per test process, for tests that must kill a
-// real process.
+// real process. It builds to one path per checkout, under a file lock, so
+// the test processes of several packages share one binary and, when no
+// source changed, go build finds it up to date instead of linking again
+// (a link of DuckDB takes seconds, a minute on a busy machine).
 func Binary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "idem-bin-")
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		h := fnv.New64a()
+		h.Write([]byte(root))
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("idem-test-bin-%x", h.Sum64()))
+		if binErr = os.MkdirAll(dir, 0o755); binErr != nil {
+			return
+		}
+		unlock, err := lockFile(filepath.Join(dir, "lock"))
 		if err != nil {
 			binErr = err
 			return
 		}
+		defer unlock()
 		binPath = filepath.Join(dir, "idem")
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/idem")
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()

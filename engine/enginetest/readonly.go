@@ -162,11 +162,15 @@ func yamlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 // server URLs whose server takes the password (trust authentication in
 // tests), the runs succeed too.
 func testPasswordsNeverPrinted(t *testing.T, h Harness) {
-	e := NewEnv(t, h)
-	e.Write("in/orders.csv", orders)
-	e.Write("bad/in/orders.csv", orders+",16,2026-11-28 16:00:00,placed,3.00,2026-11-28 16:00:00\n")
 	for _, pw := range HostilePasswords {
+		// A target and a folder for each password, made by the parent: a
+		// subtest's folder would be named after the password.
+		e := NewEnv(t, h)
+		e.Write("in/orders.csv", orders)
+		e.Write("bad/in/orders.csv", orders+",16,2026-11-28 16:00:00,placed,3.00,2026-11-28 16:00:00\n")
 		t.Run(pw, func(t *testing.T) {
+			t.Parallel()
+			e.t = t
 			check := func(what, out string) {
 				t.Helper()
 				RequireNoPassword(t, out, pw, what)

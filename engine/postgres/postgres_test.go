@@ -4,14 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
-	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine/enginetest"
 )
@@ -31,40 +26,13 @@ var server = enginetest.Server{
 	},
 }
 
-var (
-	adminOnce sync.Once
-	admin     *sql.DB
-	dbSeq     atomic.Int64
-)
-
-// freshDatabase creates an empty database for one test and drops it when
-// the test ends; it returns its URL. The suite's tables are
+// freshDatabase gives one test an empty database of its own, and takes it
+// back when the test ends; it returns its URL. The suite's tables are
 // schema-qualified (sales.orders) as well as unqualified, so a database per
-// test is what isolates parallel tests. Names are unique per process.
+// test is what isolates parallel tests. See testDatabase.
 func freshDatabase(t testing.TB) string {
 	t.Helper()
-	dsn := server.DSN(t)
-	adminOnce.Do(func() {
-		var err error
-		admin, err = sql.Open("pgx", dsn)
-		if err != nil {
-			panic(err)
-		}
-	})
-	name := fmt.Sprintf("idem_t_%d_%d", os.Getpid(), dbSeq.Add(1))
-	_, err := admin.ExecContext(context.Background(), fmt.Sprintf(`CREATE DATABASE %q`, name))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		// FORCE ends sessions a killed idem process may have left behind.
-		_, err := admin.ExecContext(context.Background(), fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
-		if err != nil {
-			t.Errorf("dropping test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	require.NoError(t, err)
-	u.Path = "/" + name
-	return u.String()
+	return testDatabase(t)
 }
 
 var harness = enginetest.Harness{
