@@ -91,16 +91,21 @@ func (r *run) steps() []step {
 	}
 	steps = append(steps,
 		step{name: "check input", do: r.checkInput},
-		step{name: "de-duplicate", do: r.dedupStep},
-		step{name: "shape target", do: r.shapeTarget})
+		step{name: "de-duplicate", do: r.dedupStep})
+	shape := step{name: "shape target", do: r.shapeTarget}
 	if r.job.Strategy == job.StrategyMerge {
-		steps = append(steps,
+		steps = append(steps, shape,
 			step{name: "plan merge", do: r.planMerge},
 			step{name: "merge matched keys", phase: phaseData, do: r.mergeMatched, crash: CrashAfterDelete},
 			step{name: "merge the rest", phase: phaseData, do: r.mergeRest, crash: CrashAfterWrite})
 	} else {
+		place := step{name: "place rows", do: r.placeStep}
+		if r.swap != nil { // refuse before building a table that would outlive the run
+			steps = append(steps, place, shape)
+		} else {
+			steps = append(steps, shape, place)
+		}
 		steps = append(steps,
-			step{name: "place rows", do: r.placeStep},
 			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
 			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite},
 			step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
@@ -157,24 +162,8 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 		return err
 	}
 	defer release()
-	var prepare, data, cleanup []step
-	for _, st := range r.steps() {
-		switch st.phase {
-		case phasePrepare:
-			prepare = append(prepare, st)
-		case phaseData:
-			data = append(data, st)
-		default:
-			cleanup = append(cleanup, st)
-		}
-	}
-	defer func() {
-		// The temporary tables go whatever happened; a failure to drop them
-		// is not the run's.
-		if cerr := r.runSteps(context.WithoutCancel(ctx), cleanup); cerr != nil && err == nil {
-			r.log.Warn("dropping staging tables", "err", cerr)
-		}
-	}()
+	prepare, data, cleanup := phases(r.steps())
+	defer func() { r.cleanUp(ctx, cleanup, err) }()
 	if err := r.runSteps(ctx, prepare); err != nil {
 		if errors.Is(err, errSkipped) {
 			r.res.Action = ActionSkipped
@@ -197,6 +186,36 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 	}
 	r.s.q = r.db.Conn()
 	return r.swapIn(ctx)
+}
+
+// phases splits steps by phase, each in order.
+func phases(steps []step) (prepare, data, cleanup []step) {
+	for _, st := range steps {
+		switch st.phase {
+		case phasePrepare:
+			prepare = append(prepare, st)
+		case phaseData:
+			data = append(data, st)
+		default:
+			cleanup = append(cleanup, st)
+		}
+	}
+	return prepare, data, cleanup
+}
+
+// cleanUp ends a swapped run whatever happened: it drops the temporary
+// tables, and a built table that was not swapped in (the run failed). A
+// failure to drop them is logged, not the run's.
+func (r *run) cleanUp(ctx context.Context, cleanup []step, err error) {
+	ctx = context.WithoutCancel(ctx)
+	if cerr := r.runSteps(ctx, cleanup); cerr != nil {
+		r.log.Warn("dropping staging tables", "err", cerr)
+	}
+	if err != nil && r.built.Name != "" {
+		if _, derr := r.s.exec(ctx, r.swap.Drop(r.built)); derr != nil {
+			r.log.Warn("dropping the built table", "table", r.built.Name, "err", derr)
+		}
+	}
 }
 
 // runSteps runs steps in order, each followed by its crash point.

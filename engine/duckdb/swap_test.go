@@ -223,6 +223,12 @@ func init() {
 		}})
 }
 
+// planDDL: a plan rolls back where a run commits, and DDL on such an
+// engine cannot be rolled back (the ledger, tombstones and a built table
+// it creates would stay). How a plan works there is the MySQL engine's
+// to decide (issue 12): refuse, or show the DDL without running it.
+const planDDL = "idem plan on an engine whose DDL commits the open transaction is not designed yet"
+
 // TestConformanceSwapPath runs the conformance suite's in-process cases on
 // the swap path: every guarantee holds when DDL stays out of the data
 // transaction. Cases that start the idem binary are left to the real
@@ -233,5 +239,12 @@ func TestConformanceSwapPath(t *testing.T) {
 			return "duckdb-swap:" + filepath.Join(t.TempDir(), "target.duckdb")
 		},
 		GeneratedKeyTable: harness.GeneratedKeyTable,
+		InProcess:         true,
+		Unsupported: map[string]string{
+			"PlanOfAFailingRunRecordsNothing": planDDL,
+			"PlanEqualsRunMerge":              planDDL,
+			"PlanEqualsRunPartitionQuery":     planDDL,
+			"PlanEqualsRunPartitionFiles":     planDDL,
+		},
 	})
 }

@@ -35,6 +35,31 @@ type Harness struct {
 	// (order_id, status, updated_at) whose order_id the database generates
 	// (a sequence, serial or identity).
 	GeneratedKeyTable func(schema, table string) []string
+	// InProcess runs only the cases that need no idem binary: for a
+	// test-only engine (registered by a test), which the binary does not
+	// know. Cases that start the binary skip, saying so.
+	InProcess bool
+	// Unsupported names cases that do not apply to this engine, each with
+	// why; they skip, saying so. Real engines leave it empty: every
+	// guarantee holds on every engine.
+	Unsupported map[string]string
+}
+
+// inProcess holds the names of the tests running a harness with
+// InProcess; Binary skips their cases.
+var inProcess sync.Map
+
+func skipIfInProcess(t testing.TB) {
+	for name := t.Name(); name != ""; {
+		if _, ok := inProcess.Load(name); ok {
+			t.Skip("needs the idem binary, which does not know this test-only engine")
+		}
+		i := strings.LastIndex(name, "/")
+		if i < 0 {
+			break
+		}
+		name = name[:i]
+	}
 }
 
 // Env is one test's target and working folder.
@@ -257,6 +282,7 @@ var (
 // (a link of DuckDB takes seconds, a minute on a busy machine).
 func Binary(t testing.TB) string {
 	t.Helper()
+	skipIfInProcess(t)
 	binOnce.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..")

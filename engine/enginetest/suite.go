@@ -21,6 +21,9 @@ type testCase = struct {
 
 // Run runs every conformance case against the engine behind h.
 func Run(t *testing.T, h Harness) {
+	if h.InProcess {
+		inProcess.Store(t.Name(), true)
+	}
 	cases := []testCase{
 		{"RunTwiceFiles", testRunTwiceFiles},
 		{"RunTwiceQuery", testRunTwiceQuery},
@@ -55,6 +58,9 @@ func Run(t *testing.T, h Harness) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			if why, ok := h.Unsupported[c.name]; ok {
+				t.Skip(why)
+			}
 			c.fn(t, h)
 		})
 	}
