@@ -501,7 +501,7 @@ func (f *fixture) converge(t *testing.T, u, was string) error {
 // may not have happened), or after it printed the result.
 func phase(p proc) string {
 	switch {
-	case strings.Contains(p.stdout, `"action":`):
+	case strings.Contains(p.stdout, `"action":"loaded"`), strings.Contains(p.stdout, `"action":"skipped"`):
 		return "after"
 	case strings.Contains(p.stderr, "query=COMMIT"):
 		return "during"

@@ -40,13 +40,12 @@ func TestRandomKills(t *testing.T) {
 				for i := range kills {
 					delay := time.Duration(rng.Int64N(int64(f.runTime)))
 					f.killOnce(t, i, delay, &c)
-					if (i+1)%20 == 0 && i+1 < kills { // a long count shows where it is
-						t.Logf("%s/%s: %d of %d kills done, violations %d", e.name, strategy, i+1, kills, c.get("violation"))
+					if (i+1)%10 == 0 || i+1 == kills { // a long count shows where it is
+						t.Logf("random kills %s/%s: %d tried, %d killed (%d before the commit, %d during, %d after), %d finished before the kill; left old %d, new %d; violations %d",
+							e.name, strategy, i+1, c.get("killed"), c.get("before"), c.get("during"), c.get("after"),
+							c.get("finished"), c.get("old"), c.get("new"), c.get("violation"))
 					}
 				}
-				t.Logf("random kills %s/%s: %d tried, %d killed (%d before the commit, %d during, %d after), %d finished before the kill; left old %d, new %d; violations %d",
-					e.name, strategy, kills, c.get("killed"), c.get("before"), c.get("during"), c.get("after"),
-					c.get("finished"), c.get("old"), c.get("new"), c.get("violation"))
 			})
 		}
 	}
