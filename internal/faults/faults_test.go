@@ -251,8 +251,15 @@ func link(t *testing.T, src, dst string) {
 // target.
 func writeJob(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	p := filepath.Join(dir, name+".yaml")
-	text := fmt.Sprintf("idem: 1\njob: %s\ntarget:\n  url: ${IDEM_FAULT_TARGET}\n  table: sales.orders\n%s", name, body)
+	return writeJobAs(t, dir, name, name, body)
+}
+
+// writeJobAs writes job jobName to file.yaml; a body that starts indented
+// continues the target mapping (shared_with).
+func writeJobAs(t *testing.T, dir, file, jobName, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, file+".yaml")
+	text := fmt.Sprintf("idem: 1\njob: %s\ntarget:\n  url: ${IDEM_FAULT_TARGET}\n  table: sales.orders\n%s", jobName, body)
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	return p
 }
