@@ -233,7 +233,10 @@ func newReader(ctx context.Context) (*reader, error) {
 		// Zoneless text read as TIMESTAMPTZ is UTC, as in the sessions Open
 		// makes: both paths read a file the same way.
 		"SET TimeZone = 'UTC'",
-		"SET memory_limit = '128MB'",
+		// The CSV reader takes a 32 MB buffer per thread that cannot
+		// spill: at 128MB a million-row file failed now and then with
+		// "could not allocate block of size 30.5 MiB" (internal/faults).
+		"SET memory_limit = '512MB'",
 		"SET temp_directory = " + duckdbengine.Dialect{}.String(filepath.Join(dir, "tmp")),
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
