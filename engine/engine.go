@@ -370,6 +370,13 @@ var ErrInterrupted = errors.New("interrupted; the target is unchanged")
 // a later attempt may work. The CLI maps it to exit 75.
 var ErrUnavailable = errors.New("the target could not be reached")
 
+// ErrConnLost marks a run whose connection ended under it (the server
+// terminated its session, restarted, or the network dropped it): the
+// server rolled back whatever the run had not committed, so the target
+// holds the last committed run's data. The CLI maps it to exit 1, like any
+// failed run: a scheduler's retry reruns it, which converges.
+var ErrConnLost = errors.New("the connection to the target was lost")
+
 // TypeChecker is an optional DB ability: it reports whether a `columns:`
 // type can be used for this target (the database knows it, or the reader
 // that loads files maps it to one it knows).

@@ -291,6 +291,9 @@ func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []strin
 
 // copyError names the file, and the line and column the server names.
 func copyError(path string, err error) error {
+	if lostConnection(err) != nil { // not the file's fault: keep the cause for Interpret
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Where != "" {
 		return fmt.Errorf("%s: %s (%s)", path, pe.Message, pe.Where)
@@ -317,7 +320,7 @@ func copyRows(ctx context.Context, pc *pgx.Conn, stage string, src *filereader.I
 	rec(fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT binary)", dl.Ident(stage), strings.Join(quoted, ", ")))
 	if _, err := pc.CopyFrom(ctx, pgx.Identifier{stage}, names, pgRows{rows}); err != nil {
 		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Where != "" {
+		if errors.As(err, &pe) && pe.Where != "" && lostConnection(err) == nil {
 			return fmt.Errorf("%s (%s)", pe.Message, pe.Where)
 		}
 		return err

@@ -6,6 +6,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -242,8 +243,16 @@ func unreachable(ctx context.Context, err error) bool {
 // not obtained within lock_timeout (idem's own or one another session
 // holds on the table) or a deadlock is a lock wait that ran out, exit 75.
 func (d *DB) Interpret(err error) error {
+	if errors.Is(err, engine.ErrLocked) || errors.Is(err, engine.ErrConnLost) {
+		return err
+	}
+	if cause := lostConnection(err); cause != nil {
+		// Said in its own words, not wrapped in the step's (a COPY cut
+		// short would otherwise read as a bad line of the input).
+		return fmt.Errorf("%w (%w); the server rolled back what the run had not committed: run it again", engine.ErrConnLost, cause)
+	}
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || errors.Is(err, engine.ErrLocked) {
+	if !errors.As(err, &pe) {
 		return err
 	}
 	switch pe.Code {
@@ -256,6 +265,28 @@ func (d *DB) Interpret(err error) error {
 }
 
 var _ engine.ErrorInterpreter = (*DB)(nil)
+
+// lostConnection returns the error that says the run's connection ended
+// (the server terminated the session or shut down, or the socket broke),
+// or nil when err is about something else.
+func lostConnection(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // admin_shutdown (pg_terminate_backend), crash_shutdown, cannot_connect_now
+			return pe
+		case strings.HasPrefix(pe.Code, "08"): // connection_exception
+			return pe
+		}
+		return nil
+	}
+	for _, target := range []error{driver.ErrBadConn, pgconn.ErrConnClosed, net.ErrClosed, syscall.ECONNRESET, syscall.EPIPE} {
+		if errors.Is(err, target) {
+			return target
+		}
+	}
+	return nil
+}
 
 // CheckType reports whether typ can be used: PostgreSQL knows it, or the
 // embedded reader that loads files does (DOUBLE, HUGEINT), mapping it to a

@@ -247,6 +247,11 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 		fmt.Fprintf(w, "%s: not closed yet: it closes at %s (its end plus closed_after %s); nothing loaded, try then or pass --allow-open\n",
 			head, r.ClosesAt, job.FormatDuration(j.Partition.ClosedAfterOr(0)))
 	case runner.ActionFailed:
+		if strings.Contains(r.Error, engine.ErrConnLost.Error()) {
+			// Lost during COMMIT, the server may have committed it.
+			fmt.Fprintf(w, "%s: failed: the connection was lost; the target holds the last run the server committed\n", head)
+			return
+		}
 		fmt.Fprintf(w, "%s: failed; the target is unchanged\n", head)
 	}
 }
