@@ -323,6 +323,10 @@ func (r *run) readError(files []string, err error) error {
 	if ctx := r.ctx; ctx != nil && ctx.Err() != nil {
 		return err
 	}
+	// A connection lost while loading is not the input's fault.
+	if in, ok := r.db.(engine.ErrorInterpreter); ok && errors.Is(in.Interpret(err), engine.ErrConnLost) {
+		return err
+	}
 	if bad := r.explainFiles(files); bad != nil {
 		return located(bad, err)
 	}
