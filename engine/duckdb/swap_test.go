@@ -234,6 +234,9 @@ const planDDL = "idem plan on an engine whose DDL commits the open transaction i
 // transaction. Cases that start the idem binary are left to the real
 // engines: the binary knows no test-only engine.
 func TestConformanceSwapPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("in the full run only; with -short, TestSwapPath* cover the swap path")
+	}
 	enginetest.Run(t, enginetest.Harness{
 		Target: func(t *testing.T) string {
 			return "duckdb-swap:" + filepath.Join(t.TempDir(), "target.duckdb")
