@@ -3,8 +3,6 @@
 package examples_test
 
 import (
-	"context"
-	"database/sql"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -13,20 +11,7 @@ import (
 	"github.com/idemdata/idem/idemtest"
 )
 
-var postgres = enginetest.Server{
-	Name:    "postgres",
-	EnvVar:  "IDEM_TEST_POSTGRES",
-	Default: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
-	Start:   "pg_ctlcluster --skip-systemctl-redirect 15 main start",
-	Ping: func(ctx context.Context, dsn string) error {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		return db.PingContext(ctx)
-	},
-}
+var postgres = enginetest.Postgres
 
 // Dates that exercise each job: jaffle's first day and a day with two
 // orders; quakes' first snapshot and one that overlaps the one before.

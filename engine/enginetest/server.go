@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"slices"
 	"strings"
@@ -68,4 +69,22 @@ func Required(name string) bool {
 		names = append(names, strings.TrimSpace(n))
 	}
 	return slices.Contains(names, name)
+}
+
+// Postgres is the PostgreSQL server the tests use: IDEM_TEST_POSTGRES, or
+// the local one. The pgx driver must be registered ("pgx"), as
+// engine/postgres does.
+var Postgres = Server{
+	Name:    "postgres",
+	EnvVar:  "IDEM_TEST_POSTGRES",
+	Default: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
+	Start:   "pg_ctlcluster --skip-systemctl-redirect 15 main start, or docker run -d -p 5432:5432 -e POSTGRES_HOST_AUTH_METHOD=trust -e POSTGRES_DB=test postgres:15",
+	Ping: func(ctx context.Context, dsn string) error {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.PingContext(ctx)
+	},
 }

@@ -31,20 +31,7 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
-var pgServer = enginetest.Server{
-	Name:    "postgres",
-	EnvVar:  "IDEM_TEST_POSTGRES",
-	Default: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
-	Start:   "pg_ctlcluster --skip-systemctl-redirect 15 main start, or docker run -d -p 5432:5432 -e POSTGRES_HOST_AUTH_METHOD=trust -e POSTGRES_DB=test postgres:15",
-	Ping: func(ctx context.Context, dsn string) error {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		return db.PingContext(ctx)
-	},
-}
+var pgServer = enginetest.Postgres
 
 // The partitions and the reference time every run uses: no clock.
 const (
