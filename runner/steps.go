@@ -273,6 +273,13 @@ func (r *run) commit() error {
 		r.res.Action = ActionLoaded
 		return nil
 	}
+	// A run interrupted before this point must not commit: database/sql
+	// rolls a cancelled transaction back from another goroutine, which
+	// can lose the race with this Commit.
+	if r.ctx != nil && r.ctx.Err() != nil {
+		r.tx.Rollback()
+		return r.ctx.Err()
+	}
 	if err := r.tx.Commit(); err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
