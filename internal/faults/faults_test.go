@@ -340,6 +340,9 @@ func look(t *testing.T, u, jobName, partition string) contents {
 	c.rows, c.sum, err = runner.TableChecksum(ctx, db, table, "", nil)
 	require.NoError(t, err)
 	c.last, err = ledger.Last(ctx, db.Conn(), db, jobName, partition)
+	if errors.Is(err, ledger.ErrNoRun) { // a merge killed before its first commit
+		c.last, err = nil, nil
+	}
 	require.NoError(t, err)
 	return c
 }
