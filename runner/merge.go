@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -119,6 +121,15 @@ func (r *run) applyMerge(ctx context.Context, first bool) error {
 // columns it lacks: they were added to the target (on_schema_change:
 // add_columns) after the tombstone table was made like it.
 func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error {
+	if r.swap != nil && r.opts.plan != nil {
+		q, args := r.sql.Catalog.TableExists(spec.Tombstones)
+		var one int
+		if err := r.s.QueryRowContext(ctx, q, args...).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return r.planDDL("create the tombstone table " + spec.Tombstones.Name)
+		} else if err != nil {
+			return err
+		}
+	}
 	for _, q := range r.sql.Merge.Tombstones(spec) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating the tombstone table %s: %w", spec.Tombstones.Name, err)
@@ -131,6 +142,9 @@ func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error
 	for _, c := range r.stageCols {
 		if slices.Contains(names(have), c.Name) {
 			continue
+		}
+		if err := r.planDDL(fmt.Sprintf("add column %q to %s", c.Name, spec.Tombstones.Name)); err != nil {
+			return err
 		}
 		if _, err := r.s.exec(ctx, r.sql.Stage.AddColumn(spec.Tombstones, stageTable, c)); err != nil {
 			return fmt.Errorf("adding column %q to %s: %w", c.Name, spec.Tombstones.Name, err)

@@ -49,8 +49,9 @@ type PartitionPlan struct {
 	Error  string `json:"error,omitempty"`
 
 	// Why a failed plan failed, for its outcome line: a run would exit 75
-	// (locked) or 2 (refused), not 1.
-	locked, refused bool
+	// (locked) or 2 (refused), not 1; or the plan stopped before DDL it
+	// cannot roll back (ErrPlanNeedsDDL).
+	locked, refused, ddl bool
 }
 
 // Plan runs the job for opts.Date (and its lookback partitions) as Run
@@ -87,6 +88,7 @@ func Plan(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Partit
 		p.Result, p.Action, p.Error = res, res.Action, res.Error
 		var je *job.Error
 		p.locked, p.refused = errors.Is(err, engine.ErrLocked), errors.As(err, &je)
+		p.ddl = errors.Is(err, ErrPlanNeedsDDL)
 		plans = append(plans, p)
 		if err != nil {
 			return plans, err
@@ -138,6 +140,8 @@ func (p PartitionPlan) outcome() string {
 		return head + fmt.Sprintf("not closed yet (it closes at %s): a run would do nothing; plan with --allow-open for what it would execute.", r.ClosesAt)
 	}
 	switch {
+	case p.ddl:
+		return head + "the plan stops here, having changed nothing: " + p.Error
 	case p.locked:
 		return head + "the lock was not obtained within --lock-timeout; a run would exit 75 (try again later), changing nothing: " + p.Error
 	case p.refused:

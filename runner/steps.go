@@ -44,6 +44,7 @@ type run struct {
 	merge      engine.MergeSpec
 	built      engine.Table // with swap: the table built to replace the target, or zero
 	replaces   bool         // the built table replaces an existing target
+	unlock     func()       // with swap: releases the run's lock
 }
 
 // Phases of a run's steps. An engine whose DDL is transactional runs every
@@ -67,6 +68,23 @@ type step struct {
 
 // errSkipped ends a run the ledger says is done, changing nothing.
 var errSkipped = errors.New("already loaded")
+
+// ErrPlanNeedsDDL ends a plan on an engine whose DDL commits the open
+// transaction (engine.Swapper) where the run would change the database's
+// shape: create the target, its schema, the ledger or the tombstone table,
+// or rebuild the target with new columns. Such DDL cannot be rolled back,
+// and a plan changes nothing, so the plan shows the statements up to there
+// and stops. A run on a target whose shape it does not change (a table
+// and ledger that exist) is planned in full.
+var ErrPlanNeedsDDL = errors.New("a plan cannot go on: the run would change the database's shape, which this engine cannot roll back")
+
+// planDDL stops a plan on a Swapper engine before the DDL what.
+func (r *run) planDDL(what string) error {
+	if r.swap == nil || r.opts.plan == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: it would %s here (a run does; plan again once a run has)", ErrPlanNeedsDDL, what)
+}
 
 // steps lists a run's steps in order: where each guarantee's statement
 // runs, and where a crash can fall between them.
@@ -157,11 +175,10 @@ func (r *run) do(ctx context.Context) (err error) {
 // then the data steps in one, then the cleanup.
 func (r *run) doSwapped(ctx context.Context) (err error) {
 	r.s.mark(KindLock, r.lockMarker())
-	release, err := r.db.Lock(ctx, nil, r.lockScope(), r.opts.LockTimeout)
-	if err != nil {
+	if r.unlock, err = r.db.Lock(ctx, nil, r.lockScope(), r.opts.LockTimeout); err != nil {
 		return err
 	}
-	defer release()
+	defer func() { r.unlock() }()
 	prepare, data, cleanup := phases(r.steps())
 	defer func() { r.cleanUp(ctx, cleanup, err) }()
 	if err := r.runSteps(ctx, prepare); err != nil {
@@ -181,6 +198,9 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 		r.tx.Rollback()
 		return err
 	}
+	// The cleanup runs after the commit here, so the crash point named
+	// for the moment before it is taken now.
+	r.crash(CrashBeforeCommit)
 	if err := r.commit(); err != nil {
 		return err
 	}
@@ -197,6 +217,7 @@ func phases(steps []step) (prepare, data, cleanup []step) {
 		case phaseData:
 			data = append(data, st)
 		default:
+			st.crash = "" // doSwapped takes it before the commit
 			cleanup = append(cleanup, st)
 		}
 	}
@@ -297,6 +318,9 @@ func (r *run) checkLedger(ctx context.Context) error {
 		return err
 	}
 	if exists && !current {
+		if err := r.planDDL("add the columns this version brings to idem_runs"); err != nil {
+			return err
+		}
 		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
 			return err
 		}
@@ -457,6 +481,9 @@ func (r *run) ensureLedger(ctx context.Context) error {
 	if r.ledger {
 		return nil
 	}
+	if err := r.planDDL("create idem_runs"); err != nil {
+		return err
+	}
 	return ledger.Ensure(ctx, r.db, r.s)
 }
 
@@ -502,6 +529,16 @@ func (r *run) writeTarget() engine.Table {
 // ledger row the target does not match, so the next run loads again.
 func (r *run) build(ctx context.Context) (err error) {
 	t := engine.Table(r.job.Table())
+	what := "create " + r.job.Target.Table
+	if r.exists {
+		what = "rebuild " + r.job.Target.Table + " with its new columns"
+	}
+	if err := r.planDDL(what); err != nil {
+		return err
+	}
+	if rebuilt, err := r.lockTable(ctx); err != nil || !rebuilt {
+		return err
+	}
 	r.built = engine.Table{Schema: t.Schema, Name: t.Name + engine.BuildSuffix}
 	if len(r.built.Name) > engine.MaxIdentBytes {
 		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
@@ -525,6 +562,37 @@ func (r *run) build(ctx context.Context) (err error) {
 	r.replaces, r.exists = r.exists, true
 	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
 	return err
+}
+
+// lockTable makes a partition run that must build the whole table the
+// table's only writer: runs of other partitions would build the same table
+// at once, and the last swap would drop the others' rows. It gives up its
+// partition's lock before waiting for the table's (two such runs would
+// otherwise wait for each other), then reads the target again, since a run
+// that held the table meanwhile may have created or reshaped it. It
+// reports whether the table still needs to be built.
+func (r *run) lockTable(ctx context.Context) (bool, error) {
+	scope := r.lockScope()
+	if scope.Partition == "" {
+		return true, nil
+	}
+	r.unlock()
+	r.unlock = func() {}
+	scope.Partition = ""
+	release, err := r.db.Lock(ctx, nil, scope, r.opts.LockTimeout)
+	if err != nil {
+		return false, err
+	}
+	r.unlock = release
+	if err := r.inspectTarget(ctx); err != nil {
+		return false, err
+	}
+	if r.exists {
+		if err := r.checkColumns(r.stageCols, r.targetCols); err != nil {
+			return false, err
+		}
+	}
+	return !r.exists || len(r.newCols) > 0, nil
 }
 
 // swapIn puts the built table in the target's place, after the data
