@@ -584,7 +584,15 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	r.unlock = release
+	// What was decided under the partition's lock is decided again: a run
+	// of this partition, or another job, may have written meanwhile.
+	if err := r.checkLedger(ctx); err != nil {
+		return false, err
+	}
 	if err := r.inspectTarget(ctx); err != nil {
+		return false, err
+	}
+	if err := r.decideSkip(ctx); err != nil {
 		return false, err
 	}
 	if r.exists {
