@@ -63,13 +63,9 @@ were not closed or their lock was not obtained in time (the summary names them);
 or job file error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref := time.Now()
-			if asOf != "" {
-				t, err := time.Parse(time.RFC3339, asOf)
-				if err != nil {
-					return &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
-				}
-				ref = t
+			ref, err := asOfTime(asOf)
+			if err != nil {
+				return err
 			}
 			if from == "" || to == "" {
 				return &exitError{ExitUsage, errors.New("--from and --to are required: they name the first and last partition, both included")}

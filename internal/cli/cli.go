@@ -139,13 +139,9 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Re
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The reference time is read once, here, and only decides
 			// whether a partition is closed.
-			ref := time.Now()
-			if asOf != "" {
-				t, err := time.Parse(time.RFC3339, asOf)
-				if err != nil {
-					return &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
-				}
-				ref = t
+			ref, err := asOfTime(asOf)
+			if err != nil {
+				return err
 			}
 			if date == "" {
 				return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
@@ -333,4 +329,17 @@ func newChecksumCmd(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringSliceVar(&exclude, "exclude", nil, "columns to leave out (e.g. loaded_at metadata), comma-separated")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
 	return cmd
+}
+
+// asOfTime is --as-of, or now: the reference time, read once, decides only
+// whether a partition is closed.
+func asOfTime(asOf string) (time.Time, error) {
+	if asOf == "" {
+		return time.Now(), nil
+	}
+	t, err := time.Parse(time.RFC3339, asOf)
+	if err != nil {
+		return time.Time{}, &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
+	}
+	return t, nil
 }

@@ -34,13 +34,9 @@ the run would report. Nothing is changed: no table, schema or ledger row is
 created, and no failure is recorded. It exits with the code run would.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref := time.Now()
-			if asOf != "" {
-				t, err := time.Parse(time.RFC3339, asOf)
-				if err != nil {
-					return &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
-				}
-				ref = t
+			ref, err := asOfTime(asOf)
+			if err != nil {
+				return err
 			}
 			if date == "" {
 				return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
