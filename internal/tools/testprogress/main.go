@@ -155,17 +155,21 @@ func skipReason(out []string) string {
 func (p *printer) pkgDone(e event, s *pkgState) {
 	p.packages++
 	name := short(e.Package)
+	// The result line is go test's own (tab-separated, full import path), so
+	// whatever reads go test's output reads this; the counts follow it.
 	switch e.Action {
 	case "skip":
-		fmt.Fprintf(p.out, "?     %-26s [no test files]\n", name)
+		fmt.Fprintf(p.out, "?   \t%s\t[no test files]\n", e.Package)
 	case "pass":
-		fmt.Fprintf(p.out, "ok    %-26s %4d tests%s  %.1fs\n", name, s.done, skipText(s), e.Elapsed)
+		fmt.Fprintf(p.out, "ok  \t%s\t%.3fs\n", e.Package, e.Elapsed)
+		fmt.Fprintf(p.out, "      %s: %d tests%s\n", name, s.done, skipText(s))
 	case "fail":
 		if len(s.failed) == 0 { // a failure outside any test: show the package's output
 			fmt.Fprint(p.out, strings.Join(s.output[""], ""))
 			p.failed = append(p.failed, name+" (package)")
 		}
-		fmt.Fprintf(p.out, "FAIL  %-26s %4d tests, %d failed%s  %.1fs\n", name, s.done, len(s.failed), skipText(s), e.Elapsed)
+		fmt.Fprintf(p.out, "FAIL\t%s\t%.3fs\n", e.Package, e.Elapsed)
+		fmt.Fprintf(p.out, "      %s: %d tests, %d failed%s\n", name, s.done, len(s.failed), skipText(s))
 	}
 	delete(p.pkgs, e.Package)
 	p.order = slices.DeleteFunc(p.order, func(n string) bool { return n == e.Package })

@@ -33,7 +33,8 @@ func TestPassingRunHidesOutput(t *testing.T) {
 	))
 	require.Equal(t, 0, code, out)
 	require.NotContains(t, out, "chatty")
-	require.Contains(t, out, "ok    engine/duckdb")
+	require.Contains(t, out, "ok  \t"+pkgA+"\t")
+	require.Contains(t, out, "engine/duckdb: ")
 	require.Contains(t, out, "2 tests, 1 skipped (x_test.go:9: no server answers)")
 	require.Contains(t, out, "PASS: 2 tests in 1 packages (1 skipped)")
 }
@@ -62,7 +63,7 @@ func TestBuildFailureFails(t *testing.T) {
 	))
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "x.go:1: undefined: y")
-	require.Contains(t, out, "FAIL  engine/duckdb")
+	require.Contains(t, out, "FAIL\t"+pkgA+"\t")
 }
 
 // A stream that breaks off (go test killed) or never came is a failure.
