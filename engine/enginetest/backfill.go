@@ -57,6 +57,16 @@ func october() []string {
 	return ds
 }
 
+// backfillDays are the days the long backfill cases cover: the whole
+// month, or its first 8 days with -short (the same guarantee, a kill in the
+// middle and an overlap, at a quarter of the runs).
+func backfillDays() []string {
+	if testing.Short() {
+		return october()[:8]
+	}
+	return october()
+}
+
 // writeDays writes two rows (and a duplicate) for each day.
 func writeDays(e *Env, days []string) {
 	for i, d := range days {
@@ -143,12 +153,13 @@ func (e *Env) ledgerCounts(jobName string) map[string]int {
 func cleanSums(t *testing.T, h Harness) map[string]Sum {
 	t.Helper()
 	e := NewEnv(t, h)
-	writeDays(e, october())
+	days := backfillDays()
+	writeDays(e, days)
 	j := e.Job(dailyJob)
-	code, out, stderr := e.backfill(j.Path, "--from", "2026-10-01", "--to", "2026-10-31")
+	code, out, stderr := e.backfill(j.Path, "--from", days[0], "--to", days[len(days)-1])
 	require.Equal(t, 0, code, stderr)
-	require.Len(t, out.results, 31)
-	return e.daySums(october())
+	require.Len(t, out.results, len(days))
+	return e.daySums(days)
 }
 
 // A backfill's partitions are the runs `idem run` would do: the same run
@@ -230,10 +241,12 @@ func testBackfillFailure(t *testing.T, h Harness) {
 // partition, to a clean backfill.
 func testBackfillKilled(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
-	writeDays(e, october())
+	days := backfillDays()
+	first, last, half := days[0], days[len(days)-1], len(days)/2
+	writeDays(e, days)
 	j := e.Job(dailyJob)
 
-	cmd := exec.Command(Binary(t), "backfill", j.Path, "--from", "2026-10-01", "--to", "2026-10-31", "--as-of", octAsOf, "--json")
+	cmd := exec.Command(Binary(t), "backfill", j.Path, "--from", first, "--to", last, "--as-of", octAsOf, "--json")
 	cmd.Env = os.Environ()
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -244,22 +257,22 @@ func testBackfillKilled(t *testing.T, h Harness) {
 		if strings.Contains(sc.Text(), `"action":"loaded"`) {
 			seen++
 		}
-		if seen == 15 { // each line is printed after its partition committed
+		if seen == half { // each line is printed after its partition committed
 			require.NoError(t, cmd.Process.Kill()) // SIGKILL: no cleanup, no rollback
 			break
 		}
 	}
 	err = cmd.Wait()
 	require.Error(t, err, "killed")
-	require.Equal(t, 15, seen)
+	require.Equal(t, half, seen)
 
 	committed := e.ledgerCounts(j.Name)
-	require.GreaterOrEqual(t, len(committed), 15)
-	require.Less(t, len(committed), 31, "killed before the end")
+	require.GreaterOrEqual(t, len(committed), half)
+	require.Less(t, len(committed), len(days), "killed before the end")
 
-	code, out, stderr := e.backfill(j.Path, "--from", "2026-10-01", "--to", "2026-10-31")
+	code, out, stderr := e.backfill(j.Path, "--from", first, "--to", last)
 	require.Equal(t, 0, code, stderr)
-	require.Len(t, out.results, 31)
+	require.Len(t, out.results, len(days))
 	for _, r := range out.results {
 		want := runner.ActionLoaded
 		if committed[r.Partition] > 0 {
@@ -267,23 +280,26 @@ func testBackfillKilled(t *testing.T, h Harness) {
 		}
 		require.Equal(t, want, r.Action, "%s: only the missing partitions load", r.Partition)
 	}
-	require.EqualValues(t, 31-len(committed), out.summary["loaded"])
+	require.EqualValues(t, len(days)-len(committed), out.summary["loaded"])
 	for p, n := range e.ledgerCounts(j.Name) {
 		require.Equal(t, 1, n, p)
 	}
-	require.Equal(t, cleanSums(t, h), e.daySums(october()))
+	require.Equal(t, cleanSums(t, h), e.daySums(days))
 }
 
-// Two overlapping backfills started together (days 1-20 and 10-31, three
+// Two overlapping backfills started together (days 1-20 and 11-31 of the
+// month; 1-5 and 3-8 with -short; three
 // partitions at once each where the engine has concurrent writers) end
 // equal to one clean backfill, with no partition doubled.
 func testBackfillOverlapping(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
-	writeDays(e, october())
+	days := backfillDays()
+	n := len(days)
+	writeDays(e, days)
 	j := e.Job(dailyJob)
 	runs := runConcurrently(t,
-		[]string{"backfill", j.Path, "--from", "2026-10-01", "--to", "2026-10-20", "--parallel", "3", "--as-of", octAsOf, "--json"},
-		[]string{"backfill", j.Path, "--from", "2026-10-10", "--to", "2026-10-31", "--parallel", "3", "--as-of", octAsOf, "--json"})
+		[]string{"backfill", j.Path, "--from", days[0], "--to", days[n*2/3-1], "--parallel", "3", "--as-of", octAsOf, "--json"},
+		[]string{"backfill", j.Path, "--from", days[n/3], "--to", days[n-1], "--parallel", "3", "--as-of", octAsOf, "--json"})
 	loaded := map[string]int{}
 	for _, r := range runs {
 		require.Equal(t, 0, r.code, r.stderr)
@@ -294,15 +310,15 @@ func testBackfillOverlapping(t *testing.T, h Harness) {
 			}
 		}
 	}
-	require.Len(t, loaded, 31)
+	require.Len(t, loaded, n)
 	for p, n := range loaded {
 		require.Equal(t, 1, n, "%s loaded once, skipped by the other backfill", p)
 	}
 	for p, n := range e.ledgerCounts(j.Name) {
 		require.Equal(t, 1, n, p)
 	}
-	require.Equal(t, cleanSums(t, h), e.daySums(october()))
-	require.Equal(t, int64(62), e.Checksum("").Rows)
+	require.Equal(t, cleanSums(t, h), e.daySums(days))
+	require.Equal(t, int64(2*n), e.Checksum("").Rows)
 }
 
 // statusOutput is `idem status --json`'s output.

@@ -153,7 +153,11 @@ func testOffsetRefused(t *testing.T, h Harness) {
 			e.MustRun(j, "2026-01-02")
 			before := e.Checksum("")
 
-			for _, bad := range []string{"2026-01-02T20:30:00-05:00", "2026-01-02 10:00:00Z", "2026-01-02 10:00:00+01"} {
+			bads := []string{"2026-01-02T20:30:00-05:00", "2026-01-02 10:00:00Z", "2026-01-02 10:00:00+01"}
+			if testing.Short() && format != "csv" { // -short: every spelling in CSV, one in JSON Lines
+				bads = bads[:1]
+			}
+			for _, bad := range bads {
 				write(good + "99999," + bad + "\n")
 				r, err := e.Run(j, "2026-01-02")
 				require.Error(t, err, bad)

@@ -170,8 +170,13 @@ func testMergeDeletedStaysDeleted(t *testing.T, h Harness) {
 		"4|Dee|platinum|2026-11-03 09:00:00|false", "5|Eve|bronze|2026-11-02 09:00:00|false",
 	}
 	days := []string{"2026-11-01", "2026-11-02", "2026-11-03"}
+	orders := permutations(days)
+	if testing.Short() {
+		// A Latin square: each day first, in the middle and last once.
+		orders = [][]string{days, {days[1], days[2], days[0]}, {days[2], days[0], days[1]}}
+	}
 	var first Sum
-	for _, order := range permutations(days) {
+	for _, order := range orders {
 		e := NewEnv(t, h)
 		for d, body := range customerSnapshots {
 			e.Write("in/"+d+".csv", body)
