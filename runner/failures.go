@@ -14,12 +14,14 @@ import (
 // idem_failures. Recorded: every failure of the run itself (bad input, a
 // database error, a failed commit). Not recorded: job-file errors (exit 2,
 // which promise to touch nothing), a lock not obtained in time (exit 75:
-// nothing was tried) and a cancelled run (the process is being stopped).
+// nothing was tried), a cancelled run (the process is being stopped) and a
+// lost connection (the record would go over the connection that is gone; the
+// run's exit 1 and message say what happened).
 func Recorded(err error) bool {
 	var je *job.Error
 	switch {
 	case err == nil, errors.As(err, &je), errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrInterrupted),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, engine.ErrConnLost), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}
 	return true

@@ -75,6 +75,8 @@ func (f *fixture) terminateOnce(t *testing.T, tgt pgTarget, i int, delay time.Du
 			err = fmt.Errorf("the error does not say the connection was lost: %s", msg)
 		case strings.Contains(msg, " line "), strings.Contains(msg, "reading "):
 			err = fmt.Errorf("the error blames the input: %s", msg)
+		case strings.Contains(p.stderr, "idem_failures"):
+			err = fmt.Errorf("it tried to record the failure over the lost connection: %s", p.stderr)
 		}
 	default:
 		err = fmt.Errorf("exit %d (want 1, or 0 when it had finished)", p.code)
