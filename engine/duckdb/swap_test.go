@@ -40,6 +40,11 @@ func (swapDB) Swap(table, built engine.Table, exists bool) []string {
 
 func (swapDB) Drop(t engine.Table) string { return "DROP TABLE IF EXISTS " + duckdb.Dialect{}.Table(t) }
 
+func (swapDB) Like(built, table engine.Table) []string {
+	d := duckdb.Dialect{}
+	return []string{"CREATE TABLE " + d.Table(built) + " AS SELECT * FROM " + d.Table(table) + " LIMIT 0"}
+}
+
 var ddl = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP)\b`)
 
 // runRecorded runs j for date on db and returns the result and every text
@@ -251,4 +256,54 @@ func TestConformanceSwapPath(t *testing.T) {
 			"PlanEqualsRunPartitionFiles":     planDDL,
 		},
 	})
+}
+
+// A rebuild for a new column keeps the target's columns as they were: their
+// types come from the target, not from how the input reads (an amount
+// DECIMAL(12,2) stays one though the file reads as BIGINT, a text code
+// stays text though it reads as a number),
+// as the transactional path's ADD COLUMN keeps them.
+func TestSwapPathRebuildKeepsTargetTypes(t *testing.T) {
+	plain, swapped := openBoth(t)
+	dir := t.TempDir()
+	for _, db := range []engine.DB{plain, swapped} {
+		_, err := db.Conn().ExecContext(t.Context(), `CREATE TABLE orders (id BIGINT, day DATE, amount DECIMAL(12,2), code VARCHAR);
+INSERT INTO orders VALUES (1, DATE '2024-05-01', 10.25, '007')`)
+		require.NoError(t, err)
+	}
+	j, err := job.Parse([]byte(`idem: 1
+job: orders
+source:
+  files: in/orders-{{ date }}.csv
+target:
+  table: orders
+strategy: partition
+partition:
+  column: day
+on_schema_change: add_columns
+`), dir, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	writeFile(t, filepath.Join(dir, "in/orders-2024-05-02.csv"), "id,day,amount,code,note\n2,2024-05-02,2,12,new\n")
+	types := func(db engine.DB) []string {
+		rows, err := db.Conn().QueryContext(t.Context(), "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_name = 'orders' ORDER BY ordinal_position")
+		require.NoError(t, err)
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			require.NoError(t, rows.Scan(&s))
+			out = append(out, s)
+		}
+		return out
+	}
+	want, _ := runRecorded(t, plain, j, "2024-05-02", false)
+	got, rec := runRecorded(t, swapped, j, "2024-05-02", false)
+	requireNoDDLInTx(t, rec)
+	require.Contains(t, strings.Join(rec, "\n"), engine.BuildSuffix, "a shape change must build and swap")
+	require.Equal(t, []string{"id BIGINT", "day DATE", "amount DECIMAL(12,2)", "code VARCHAR", "note VARCHAR"}, types(plain))
+	require.Equal(t, types(plain), types(swapped))
+	require.Equal(t, want.Checksum, got.Checksum)
+	wn, ws := checksum(t, plain, "orders")
+	gn, gs := checksum(t, swapped, "orders")
+	require.Equal(t, [2]any{wn, ws}, [2]any{gn, gs})
 }
