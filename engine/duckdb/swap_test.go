@@ -1,9 +1,6 @@
 package duckdb_test
 
 import (
-	"context"
-
-	"github.com/idemdata/idem/engine/enginetest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,35 +12,15 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/duckdb"
+	"github.com/idemdata/idem/engine/duckdb/swapfake"
+	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
 
-// swapDB is DuckDB pretending that its DDL commits the open transaction,
-// as MySQL's does: it declares engine.Swapper, so the runner must keep
-// every DDL statement out of the data transaction and change a table's
-// shape by building a new one and swapping it in.
-type swapDB struct{ *duckdb.DB }
-
-var _ engine.Swapper = swapDB{}
-
-func (swapDB) Swap(table, built engine.Table, exists bool) []string {
-	d := duckdb.Dialect{}
-	rename := "ALTER TABLE " + d.Table(built) + " RENAME TO " + d.Ident(table.Name)
-	if !exists {
-		return []string{rename}
-	}
-	// DuckDB has no two-table RENAME; one transaction of its DDL is one
-	// atomic step, as MySQL's RENAME TABLE a TO b, c TO a is.
-	return []string{"BEGIN; DROP TABLE " + d.Table(table) + "; " + rename + "; COMMIT"}
-}
-
-func (swapDB) Drop(t engine.Table) string { return "DROP TABLE IF EXISTS " + duckdb.Dialect{}.Table(t) }
-
-func (swapDB) Like(built, table engine.Table) []string {
-	d := duckdb.Dialect{}
-	return []string{"CREATE TABLE " + d.Table(built) + " AS SELECT * FROM " + d.Table(table) + " LIMIT 0"}
-}
+// swapDB is DuckDB pretending that its DDL commits the open transaction
+// (see engine/duckdb/swapfake).
+type swapDB = swapfake.DB
 
 var ddl = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP)\b`)
 
@@ -86,7 +63,7 @@ func openBoth(t *testing.T) (plain *duckdb.DB, swapped swapDB) {
 	b, err := duckdb.Open(t.Context(), filepath.Join(dir, "swapped.duckdb"), time.Second)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close(); b.Close() })
-	return a, swapDB{b}
+	return a, swapDB{DB: b}
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -214,20 +191,6 @@ delete_when: gone
 	require.EqualValues(t, 3, n) // 1 (v2), 3, 4; 2 stays deleted
 }
 
-func init() {
-	// duckdb-swap: targets are DuckDB files opened as swapDB, so the
-	// conformance suite runs the swap path (see TestConformanceSwapPath).
-	real, _ := engine.Lookup("duckdb")
-	engine.Register("duckdb-swap", engine.Driver{Name: "duckdb-swap", File: true, Form: "duckdb-swap:PATH", Example: "duckdb-swap:x.duckdb",
-		Open: func(ctx context.Context, path string, o engine.OpenOptions) (engine.DB, error) {
-			db, err := real.Open(ctx, path, o)
-			if err != nil {
-				return nil, err
-			}
-			return swapDB{db.(*duckdb.DB)}, nil
-		}})
-}
-
 // planDDL: a plan rolls back where a run commits, and DDL on such an
 // engine cannot be rolled back, so a plan there stops before the first DDL
 // on a persistent object (runner.ErrPlanNeedsDDL) and changes nothing. On
@@ -237,8 +200,8 @@ const planDDL = "a plan on an engine whose DDL commits stops before DDL it canno
 
 // TestConformanceSwapPath runs the conformance suite's in-process cases on
 // the swap path: every guarantee holds when DDL stays out of the data
-// transaction. Cases that start the idem binary are left to the real
-// engines: the binary knows no test-only engine.
+// transaction, in-process and in the binary (built with the swapfake
+// engine).
 func TestConformanceSwapPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in the full run only; with -short, TestSwapPath* cover the swap path")
@@ -248,7 +211,6 @@ func TestConformanceSwapPath(t *testing.T) {
 			return "duckdb-swap:" + filepath.Join(t.TempDir(), "target.duckdb")
 		},
 		GeneratedKeyTable: harness.GeneratedKeyTable,
-		InProcess:         true,
 		Unsupported: map[string]string{
 			"PlanOfAFailingRunRecordsNothing": planDDL,
 			"PlanEqualsRunMerge":              planDDL,
