@@ -39,6 +39,10 @@ type Harness struct {
 	// test-only engine (registered by a test), which the binary does not
 	// know. Cases that start the binary skip, saying so.
 	InProcess bool
+	// Serial runs the cases one at a time: on MySQL a schema (sales) is a
+	// database of the whole server, so cases running at once would share
+	// it.
+	Serial bool
 	// Unsupported names cases that do not apply to this engine, each with
 	// why; they skip, saying so. Real engines leave it empty: every
 	// guarantee holds on every engine.
