@@ -62,22 +62,29 @@ func (Dialect) NullsLast(expr string, desc bool) string {
 	return expr + " IS NULL, " + expr + " ASC"
 }
 
-// TimeKindOf classifies type names as the driver reports them. DATETIME
-// and TIMESTAMP both read as UTC wall-clock time in idem's sessions.
+// TimeKindOf classifies type names as the driver reports them: DATETIME
+// is a wall-clock time, TIMESTAMP an instant (read in UTC, the session's
+// zone).
 func (Dialect) TimeKindOf(sqlType string) (engine.TimeKind, bool) {
 	base, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(sqlType)), "(")
 	switch base {
 	case "DATE":
 		return engine.KindDate, true
-	case "DATETIME", "TIMESTAMP":
+	case "DATETIME":
 		return engine.KindTimestamp, true
+	case "TIMESTAMP":
+		return engine.KindTimestampTZ, true
 	}
 	return 0, false
 }
 
 // PartitionStart truncates col to its partition's start with
-// DATE_FORMAT, which keeps a date a date.
-func (Dialect) PartitionStart(col string, k engine.TimeKind, unit, _ string) string {
+// DATE_FORMAT; an instant is first converted to the zone's wall-clock time
+// (named zones need the server's time zone tables: mysql_tzinfo_to_sql).
+func (d Dialect) PartitionStart(col string, k engine.TimeKind, unit, zone string) string {
+	if k == engine.KindTimestampTZ && zone != "" && zone != "UTC" {
+		col = "CONVERT_TZ(" + col + ", '+00:00', " + d.String(zone) + ")"
+	}
 	if k == engine.KindDate {
 		switch unit {
 		case "day":
@@ -194,8 +201,10 @@ func columnType(typ string) string {
 		return "LONGTEXT"
 	case "BLOB", "VARBINARY", "BINARY", "TINYBLOB", "MEDIUMBLOB":
 		return "LONGBLOB"
-	case "DATETIME", "TIMESTAMP":
+	case "DATETIME":
 		return "DATETIME(6)"
+	case "TIMESTAMP":
+		return "TIMESTAMP(6) NULL"
 	case "DECIMAL", "NUMERIC":
 		return "DECIMAL(65,30)"
 	case "UNSIGNED BIGINT":

@@ -100,7 +100,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	}
 	name := fmt.Sprintf("idem_%d", loadSeq.Add(1))
 	load := fmt.Sprintf(`LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' (%s)`,
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' (%s)`,
 		name, dl.Ident(stage), strings.Join(list, ", "))
 	if len(sets) > 0 {
 		load += " SET " + strings.Join(sets, ", ")
@@ -213,8 +213,12 @@ func myType(duck string) (string, bool) {
 		return "LONGTEXT", false
 	case "DATE":
 		return "DATE", false
-	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ":
+	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
 		return "DATETIME(6)", false
+	case "TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ":
+		// An instant: MySQL's TIMESTAMP (stored as UTC, 1970 to 2038).
+		// NULL, so the server never fills it with the current time.
+		return "TIMESTAMP(6) NULL", false
 	case "BLOB":
 		return "LONGBLOB", false
 	case "TIME":
