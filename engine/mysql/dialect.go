@@ -388,7 +388,7 @@ type std struct{ engine.Standard }
 func (s std) Sample(table string, cols []string, cond string, n int) string {
 	casts := make([]string, len(cols))
 	for i, c := range cols {
-		casts[i] = fmt.Sprintf("CAST(%s AS CHAR)", s.D.Ident(c))
+		casts[i] = printed(s.D.Ident(c))
 	}
 	list := strings.Join(casts, ", ")
 	w := ""
@@ -417,8 +417,15 @@ func (s std) SchemaExists(schema string) (string, []any) {
 	return "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?", []any{schema}
 }
 
+// printed is expr as text, as DuckDB and PostgreSQL print it: a
+// DATETIME(6) without its zero fraction digits (MySQL prints all six).
+// The pattern matches only a timestamp's text.
+func printed(expr string) string {
+	return `REGEXP_REPLACE(CAST(` + expr + ` AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2')`
+}
+
 // text is expr as text, NULL shown as NULL.
-func (std) text(expr string) string { return fmt.Sprintf("coalesce(CAST(%s AS CHAR), 'NULL')", expr) }
+func (std) text(expr string) string { return fmt.Sprintf("coalesce(%s, 'NULL')", printed(expr)) }
 
 func (s std) rowText(alias string, cols []string) string {
 	parts := make([]string, len(cols))

@@ -71,10 +71,15 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	cols := src.Columns
 	types := make([]string, len(cols))
 	defs := make([]string, len(cols))
+	var later []int // columns to give the target's type if they hold no value
 	for i, c := range cols {
 		types[i] = c.Type
-		if t, ok := target[c.Name]; ok && engine.TypeChange(c.Name, c.Type, t) == "" {
-			types[i] = t
+		if t, ok := target[c.Name]; ok {
+			if engine.TypeChange(c.Name, c.Reader, t) == "" {
+				types[i] = t
+			} else {
+				later = append(later, i)
+			}
 		}
 		defs[i] = dl.Ident(c.Name) + " " + types[i]
 	}
@@ -131,7 +136,48 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	// With LOCAL, the server cannot stop the client's transfer, so it
 	// reports values a column cannot hold as warnings and goes on: any
 	// warning fails the load.
-	return loadWarnings(ctx, q)
+	if err := loadWarnings(ctx, q); err != nil {
+		return err
+	}
+	return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+}
+
+// emptyToTarget gives the target's type to staged columns that kept their
+// own because it differs (text where the target has numbers), when they
+// hold no value at all: a column empty in a whole file is read as text,
+// and has nothing to lose.
+func emptyToTarget(ctx context.Context, q engine.Querier, stage string, cols []filereader.Column, later []int, target map[string]string, rec func(string)) error {
+	if len(later) == 0 {
+		return nil
+	}
+	dl := Dialect{}
+	counts := make([]string, len(later))
+	for i, c := range later {
+		counts[i] = "count(" + dl.Ident(cols[c].Name) + ")"
+	}
+	query := "SELECT " + strings.Join(counts, ", ") + " FROM " + dl.Ident(stage)
+	rec(query)
+	n := make([]int64, len(later))
+	ptrs := make([]any, len(later))
+	for i := range n {
+		ptrs[i] = &n[i]
+	}
+	if err := q.QueryRowContext(ctx, query).Scan(ptrs...); err != nil {
+		return err
+	}
+	var alter []string
+	for i, c := range later {
+		if n[i] == 0 {
+			alter = append(alter, "MODIFY COLUMN "+dl.Ident(cols[c].Name)+" "+target[cols[c].Name])
+		}
+	}
+	if len(alter) == 0 {
+		return nil
+	}
+	stmt := "ALTER TABLE " + dl.Ident(stage) + " " + strings.Join(alter, ", ")
+	rec(stmt)
+	_, err := q.ExecContext(ctx, stmt)
+	return err
 }
 
 // loadWarnings returns the first warning of the last statement as an

@@ -103,6 +103,17 @@ func Config(url string, lockTimeout time.Duration) (*gomysql.Config, error) {
 
 // Open connects to a mysql:// URL. No error carries the password.
 func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
+	return open(ctx, url, lockTimeout, false)
+}
+
+// OpenReadOnly connects like Open, with every transaction of the session
+// READ ONLY (which SQL inside a statement cannot turn off): for `idem
+// checksum`, whose --where is the user's SQL.
+func OpenReadOnly(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
+	return open(ctx, url, lockTimeout, true)
+}
+
+func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly bool) (*DB, error) {
 	red := job.NewRedactor(url)
 	cfg, err := Config(url, lockTimeout)
 	if err != nil {
@@ -124,7 +135,12 @@ func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, erro
 	}
 	d := &DB{db: sqlDB, conn: conn}
 	var schema sql.NullString
-	err = conn.QueryRowContext(ctx, "SELECT DATABASE(), VERSION()").Scan(&schema, &d.version)
+	if readOnly {
+		_, err = conn.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY")
+	}
+	if err == nil {
+		err = conn.QueryRowContext(ctx, "SELECT DATABASE(), VERSION()").Scan(&schema, &d.version)
+	}
 	if err != nil {
 		conn.Close()
 		sqlDB.Close()
@@ -326,3 +342,24 @@ func lostConnection(err error) error {
 	}
 	return nil
 }
+
+// CheckType reports whether typ can be used: the embedded reader that
+// loads files knows it (DOUBLE, HUGEINT), mapping it to a MySQL type, or
+// the server does (a temporary table with a column of it can be made).
+func (d *DB) CheckType(ctx context.Context, typ string) error {
+	mem, err := sql.Open("duckdb", "")
+	if err == nil {
+		defer mem.Close()
+		if _, err := mem.ExecContext(ctx, engine.ANSI{}.CastNull(typ)); err == nil {
+			return nil
+		}
+	}
+	_, err = d.conn.ExecContext(ctx, "CREATE TEMPORARY TABLE idem_type_check (c "+typ+")")
+	if err != nil {
+		return err
+	}
+	_, err = d.conn.ExecContext(ctx, "DROP TEMPORARY TABLE idem_type_check")
+	return err
+}
+
+var _ engine.TypeChecker = (*DB)(nil)

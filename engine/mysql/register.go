@@ -20,7 +20,13 @@ func init() {
 
 // openTarget connects to a mysql:// URL (the whole URL is the location).
 func openTarget(ctx context.Context, url string, o engine.OpenOptions) (engine.DB, error) {
-	db, err := Open(ctx, url, o.LockTimeout)
+	var db *DB
+	var err error
+	if o.ReadOnly {
+		db, err = OpenReadOnly(ctx, url, o.LockTimeout)
+	} else {
+		db, err = Open(ctx, url, o.LockTimeout)
+	}
 	if errors.Is(err, job.ErrURL) {
 		return nil, engine.BadTarget(err)
 	}
