@@ -432,6 +432,9 @@ func (r *run) checkInput(ctx context.Context) (err error) {
 		return err
 	}
 	if r.job.Strategy == job.StrategyMerge && r.exists {
+		if err := r.checkKeyIndex(ctx); err != nil {
+			return err
+		}
 		return r.alignStage(ctx)
 	}
 	return nil
@@ -470,6 +473,9 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", r.job.Target.Table, err)
 		}
+	}
+	if err := r.createKeyIndex(ctx, engine.Table(r.job.Table())); err != nil {
+		return err
 	}
 	r.exists = true
 	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
@@ -552,6 +558,9 @@ func (r *run) build(ctx context.Context) (err error) {
 			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}
 	}
+	if err := r.createKeyIndex(ctx, r.built); err != nil {
+		return err
+	}
 	if r.exists {
 		q := r.sql.Write.InsertSelect(r.sql.Table(r.built), names(r.targetCols), "", r.table, "")
 		if _, err := r.s.exec(ctx, q); err != nil {
@@ -617,6 +626,39 @@ func (r *run) swapIn(ctx context.Context) error {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("swapping %s in: %w", r.built.Name, err)
 		}
+	}
+	return nil
+}
+
+// checkKeyIndex refuses a merge into an existing table without the unique
+// index on the key that the engine's merge needs (engine.KeyIndexer),
+// before anything changes, naming the index to add.
+func (r *run) checkKeyIndex(ctx context.Context) error {
+	ki, ok := r.db.(engine.KeyIndexer)
+	if !ok {
+		return nil
+	}
+	t := engine.Table(r.job.Table())
+	q, args := ki.KeyIndex(t, r.job.Key)
+	var one int
+	err := r.s.QueryRowContext(ctx, q, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "key", Msg: fmt.Sprintf(
+			"a merge into %s needs a unique index on its key %v, and the table has none; add it: %s",
+			r.job.Target.Table, r.job.Key, ki.CreateKeyIndex(t, r.job.Key))}}}
+	}
+	return err
+}
+
+// createKeyIndex gives a table a merge created or built the unique index
+// on the key the engine's merge needs (engine.KeyIndexer).
+func (r *run) createKeyIndex(ctx context.Context, t engine.Table) error {
+	ki, ok := r.db.(engine.KeyIndexer)
+	if !ok || r.job.Strategy != job.StrategyMerge {
+		return nil
+	}
+	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {
+		return fmt.Errorf("indexing the key of %s: %w", t.Name, err)
 	}
 	return nil
 }

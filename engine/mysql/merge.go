@@ -120,3 +120,31 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 	return append(stmts, fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nWHERE %s",
 		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), param, is(inserted...)))
 }
+
+var _ engine.KeyIndexer = (*DB)(nil)
+
+// KeyIndex finds a unique index (or the primary key) on exactly the key's
+// columns, none of them indexed by a prefix only.
+func (d *DB) KeyIndex(t engine.Table, key []string) (string, []any) {
+	dl := Dialect{}
+	names := make([]string, len(key))
+	for i, k := range key {
+		names[i] = dl.String(k)
+	}
+	schema, args := "DATABASE()", []any{t.Name}
+	if t.Schema != "" {
+		schema, args = "?", []any{t.Schema, t.Name}
+	}
+	return fmt.Sprintf(`SELECT 1 FROM information_schema.statistics
+WHERE table_schema = %s AND table_name = ? AND non_unique = 0
+GROUP BY index_name
+HAVING count(*) = %d AND sum(column_name IN (%s) AND sub_part IS NULL) = %d
+LIMIT 1`, schema, len(key), strings.Join(names, ", "), len(key)), args
+}
+
+// CreateKeyIndex adds the unique key idem_key (MariaDB indexes text
+// columns by a hash of the whole value).
+func (d *DB) CreateKeyIndex(t engine.Table, key []string) string {
+	dl := Dialect{}
+	return fmt.Sprintf("ALTER TABLE %s ADD UNIQUE KEY %s (%s)", dl.Table(t), dl.Ident("idem_key"), dl.Idents(key))
+}
