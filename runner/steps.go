@@ -630,9 +630,11 @@ func (r *run) swapIn(ctx context.Context) error {
 	return nil
 }
 
-// checkKeyIndex refuses a merge into an existing table without the unique
-// index on the key that the engine's merge needs (engine.KeyIndexer),
-// before anything changes, naming the index to add.
+// checkKeyIndex makes sure the target of a merge has the unique index on
+// the key that the engine's merge needs (engine.KeyIndexer). A table an
+// idem run made (the ledger names it: a partition job sharing it made it,
+// without the index) gets it; any other table without it is refused
+// before anything changes, and the error names the index to add.
 func (r *run) checkKeyIndex(ctx context.Context) error {
 	ki, ok := r.db.(engine.KeyIndexer)
 	if !ok {
@@ -642,12 +644,27 @@ func (r *run) checkKeyIndex(ctx context.Context) error {
 	q, args := ki.KeyIndex(t, r.job.Key)
 	var one int
 	err := r.s.QueryRowContext(ctx, q, args...).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var owners []string
+	if r.ledger {
+		if owners, err = ledger.Owners(ctx, r.s, r.db, r.tableName(), ""); err != nil {
+			return err
+		}
+	}
+	if len(owners) == 0 {
 		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "key", Msg: fmt.Sprintf(
 			"a merge into %s needs a unique index on its key %v, and the table has none; add it: %s",
 			r.job.Target.Table, r.job.Key, ki.CreateKeyIndex(t, r.job.Key))}}}
 	}
-	return err
+	if err := r.planDDL("add the unique index on the key to " + r.job.Target.Table); err != nil {
+		return err
+	}
+	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {
+		return fmt.Errorf("indexing the key of %s (the merge needs a unique index on %v): %w", r.job.Target.Table, r.job.Key, err)
+	}
+	return nil
 }
 
 // createKeyIndex gives a table a merge created or built the unique index

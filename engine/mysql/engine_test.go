@@ -19,20 +19,30 @@ latest_by: updated_at
 
 const mergeInput = "order_id,region,status,updated_at\n1,eu,placed,2026-11-28 08:00:00\n2,us,placed,2026-11-28 08:00:00\n"
 
-// A merge creates the unique index on the key with the table; into an
-// existing table without one it is refused before anything changes, and
-// the error names the index to add. With the index added, it runs, and
-// its counts are exact.
+// A merge creates the unique index on the key with the table, and gives
+// it back to a table idem made that lost it; into a table idem did not make
+// and that has none, it is refused before anything changes, and the error
+// names the index to add. With the index added, it runs, and its counts
+// are exact.
 func TestMergeNeedsTheKeyIndex(t *testing.T) {
+	keys := func(e *enginetest.Env) []string {
+		return e.Query(`SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = 'sales' AND table_name = 'orders' AND non_unique = 0 ORDER BY 1, 2`)
+	}
 	e := enginetest.NewEnv(t, harness)
 	e.Write("in/2026-11-28.csv", mergeInput)
 	j := e.Job(keyedMerge)
 	e.MustRun(j, "2026-11-28")
-	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"},
-		e.Query(`SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = 'sales' AND table_name = 'orders' AND non_unique = 0 ORDER BY 1, 2`))
-
+	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"}, keys(e))
 	e.Exec(`ALTER TABLE sales.orders DROP INDEX idem_key`)
 	e.Write("in/2026-11-29.csv", "order_id,region,status,updated_at\n1,eu,shipped,2026-11-29 08:00:00\n3,eu,placed,2026-11-29 08:00:00\n")
+	e.MustRun(j, "2026-11-29")
+	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"}, keys(e))
+
+	e = enginetest.NewEnv(t, harness)
+	e.Exec(`DROP DATABASE sales`, `CREATE DATABASE sales`, `CREATE TABLE sales.orders (order_id BIGINT, region VARCHAR(10), status TEXT, updated_at DATETIME)`,
+		`INSERT INTO sales.orders VALUES (1, 'eu', 'placed', TIMESTAMP '2026-11-28 08:00:00'), (2, 'us', 'placed', TIMESTAMP '2026-11-28 08:00:00')`)
+	e.Write("in/2026-11-29.csv", "order_id,region,status,updated_at\n1,eu,shipped,2026-11-29 08:00:00\n3,eu,placed,2026-11-29 08:00:00\n")
+	j = e.Job(keyedMerge)
 	before := e.Checksum("")
 	_, err := e.Run(j, "2026-11-29")
 	var je *job.Error
@@ -40,6 +50,7 @@ func TestMergeNeedsTheKeyIndex(t *testing.T) {
 	require.Contains(t, err.Error(), `needs a unique index on its key [order_id region]`)
 	require.Contains(t, err.Error(), `ALTER TABLE "sales"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`)
 	require.Equal(t, before, e.Checksum(""), "nothing changed")
+	require.Empty(t, keys(e))
 
 	e.Exec(`ALTER TABLE "sales"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`)
 	r := e.MustRun(j, "2026-11-29")
