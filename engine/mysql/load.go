@@ -11,7 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -27,7 +27,29 @@ import (
 // rows in memory at a time. No file holds the whole input, and the
 // columns and types are DuckDB's, mapped to MySQL types (myType).
 
-var loadSeq atomic.Int64
+// readerNames are the LOAD DATA reader names in use in this process: the
+// driver's registry is global, and a backfill loads several partitions at
+// once. Each load takes the lowest free number, so a run's SQL text is the
+// same every time (golden files, plans).
+var readerNames = struct {
+	sync.Mutex
+	used map[int]bool
+}{used: map[int]bool{}}
+
+func takeReaderName() (string, func()) {
+	readerNames.Lock()
+	defer readerNames.Unlock()
+	n := 1
+	for readerNames.used[n] {
+		n++
+	}
+	readerNames.used[n] = true
+	return fmt.Sprintf("idem_%d", n), func() {
+		readerNames.Lock()
+		delete(readerNames.used, n)
+		readerNames.Unlock()
+	}
+}
 
 // LoadFiles streams the input files into a new temporary table stage. It
 // runs on the pinned connection (tx is nil on this engine: staging comes
@@ -103,7 +125,8 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 			sets = append(sets, fmt.Sprintf("%s = CAST(%s AS UNSIGNED)", dl.Ident(c.Name), v))
 		}
 	}
-	name := fmt.Sprintf("idem_%d", loadSeq.Add(1))
+	name, free := takeReaderName()
+	defer free()
 	load := fmt.Sprintf(`LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' (%s)`,
 		name, dl.Ident(stage), strings.Join(list, ", "))

@@ -161,9 +161,11 @@ func (d *DB) Begin(ctx context.Context) (*sql.Tx, error) { return d.conn.BeginTx
 func (*DB) SQL() *engine.SQL { return sqlText }
 
 // Names: a schema is a database; an unqualified table lives in the URL's
-// database, and so does idem_runs.
+// database, and so does idem_runs, named without it: the session's
+// database is fixed, so the name always means one table, and a run's SQL
+// does not depend on which database the URL names.
 func (d *DB) Names() engine.Names {
-	return engine.Names{DefaultSchema: d.schema, Ledger: engine.Table{Schema: d.schema, Name: "idem_runs"}}
+	return engine.Names{DefaultSchema: d.schema, Ledger: engine.Table{Name: "idem_runs"}}
 }
 
 // Close closes the connection: an open transaction rolls back and the

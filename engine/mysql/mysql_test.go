@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,10 +60,10 @@ var turn = struct {
 	mu    sync.Mutex // guards the rest
 	free  *sync.Cond // signalled when the turn ends
 	owner *testing.T // whose turn it is, nil for no one's
-	n     int
+	made  map[*testing.T]int // databases made per test
 	admin *sql.Conn
 	db    *sql.DB
-}{}
+}{made: map[*testing.T]int{}}
 
 func init() { turn.free = sync.NewCond(&turn.mu) }
 
@@ -116,8 +117,12 @@ func testDatabase(t *testing.T) string {
 			require.NoError(t, err)
 		}
 	}
-	turn.n++
-	name := fmt.Sprintf("%s%d", testDBPrefix, turn.n)
+	// Named after the test, so what a test's runs print (the database is
+	// the schema, in lock scopes) is the same every time: golden files.
+	turn.made[t]++
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	name := fmt.Sprintf("%s%08x_%d", testDBPrefix, h.Sum32(), turn.made[t])
 	_, err := turn.admin.ExecContext(ctx, "CREATE DATABASE `"+name+"`")
 	require.NoError(t, err)
 	base, _, _ := strings.Cut(dsn, "?")
