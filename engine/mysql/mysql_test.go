@@ -57,9 +57,9 @@ var suiteSchemas = []string{"sales", "fresh_schema"}
 const testDBPrefix = "idem_t_"
 
 var turn = struct {
-	mu    sync.Mutex // guards the rest
-	free  *sync.Cond // signalled when the turn ends
-	owner *testing.T // whose turn it is, nil for no one's
+	mu    sync.Mutex         // guards the rest
+	free  *sync.Cond         // signalled when the turn ends
+	owner *testing.T         // whose turn it is, nil for no one's
 	made  map[*testing.T]int // databases made per test
 	admin *sql.Conn
 	db    *sql.DB
