@@ -234,7 +234,11 @@ func testOldLedger(t *testing.T, h Harness) {
 	hasColumn := func() []string {
 		n := 0
 		e.DB(func(ctx context.Context, db engine.DB) {
-			q, args := db.SQL().Records.ColumnNames(db.Names().Ledger)
+			l := db.Names().Ledger
+			if l.Schema == "" {
+				l.Schema = db.Names().DefaultSchema
+			}
+			q, args := db.SQL().Records.ColumnNames(l)
 			for _, c := range queryStrings(t, ctx, db.Conn(), q, args...) {
 				if c == "target_table" {
 					n++
