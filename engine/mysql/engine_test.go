@@ -2,10 +2,12 @@ package mysql_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/engine/mysql"
 	"github.com/idemdata/idem/job"
 )
 
@@ -57,4 +59,13 @@ func TestMergeNeedsTheKeyIndex(t *testing.T) {
 	require.Equal(t, int64(1), r.Inserted)
 	require.Equal(t, int64(1), r.Updated)
 	require.Equal(t, []string{"1|eu|shipped", "2|us|placed", "3|eu|placed"}, e.Rows("", "order_id", "region", "status"))
+}
+
+// The driver's DSN form inside a URL is a bad target, refused without
+// connecting and without the password.
+func TestURLWithDriverDSNIsRefused(t *testing.T) {
+	_, err := mysql.Open(t.Context(), "mysql://root:S3cr3t@tcp(h:3306)/w", time.Second)
+	require.ErrorIs(t, err, job.ErrURL)
+	require.NotContains(t, err.Error(), "S3cr3t")
+	require.Contains(t, err.Error(), "mysql://user@host:3306/database")
 }

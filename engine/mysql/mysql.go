@@ -61,6 +61,9 @@ func Config(url string, lockTimeout time.Duration) (*gomysql.Config, error) {
 	if hostPort == "" {
 		hostPort = "127.0.0.1"
 	}
+	if strings.ContainsAny(hostPort, "()") { // the driver's DSN form, tcp(host:port)
+		return nil, fmt.Errorf("%w: mysql target %s: write the host as mysql://user@host:3306/database", job.ErrURL, job.Redact(url))
+	}
 	if _, _, err := net.SplitHostPort(hostPort); err != nil {
 		hostPort = net.JoinHostPort(strings.Trim(hostPort, "[]"), "3306")
 	}
