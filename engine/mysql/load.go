@@ -105,7 +105,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 		defs[i] = dl.Ident(c.Name) + " " + types[i]
 	}
-	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
+	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
 	rec(create)
 	if _, err := q.ExecContext(ctx, create); err != nil {
 		return fmt.Errorf("creating the staging table: %w", err)

@@ -151,6 +151,15 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	}
 	d.schema = schema.String
 	d.mariadb = strings.Contains(strings.ToLower(d.version), "mariadb")
+	if d.mariadb {
+		// The run's temporary tables (staging, the merge plan) in Aria:
+		// written and read several times faster than InnoDB's, and they
+		// need no transactions (the data transaction only reads them).
+		if _, err := conn.ExecContext(ctx, "SET SESSION default_tmp_storage_engine = Aria"); err != nil {
+			d.Close()
+			return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
+		}
+	}
 	return d, nil
 }
 

@@ -170,3 +170,9 @@ func TestConformance(t *testing.T) {
 func TestGoldenSQL(t *testing.T) {
 	enginetest.Golden(t, harness, "mysql")
 }
+
+// TestPlanGolden compares `idem plan` with the golden files, and each plan
+// with what a run then executes.
+func TestPlanGolden(t *testing.T) {
+	enginetest.GoldenPlan(t, harness, "mysql")
+}

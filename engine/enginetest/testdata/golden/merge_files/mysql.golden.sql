@@ -10,7 +10,7 @@ SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 
 
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "status", "updated_at", @v3) SET "is_deleted" = CAST(@v3 AS UNSIGNED);
@@ -51,6 +51,8 @@ SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
 SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?
   AND (extra LIKE '%auto_increment%' OR lower(coalesce(column_default, '')) LIKE '%uuid%');
 
+SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
+
 CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" (UNIQUE KEY idem_key ("order_id")) AS SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
@@ -64,7 +66,7 @@ FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders__idem_build" AS t ON t."o
 
 SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
 
-SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(',', coalesce(concat(char_length(CAST("order_id" AS CHAR)), ':', CAST("order_id" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("status" AS CHAR)), ':', CAST("status" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("updated_at" AS CHAR)), ':', CAST("updated_at" AS CHAR)), 'N'), coalesce(concat(char_length(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END), ':', CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END), 'N'))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
+SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("updated_at" AS CHAR), char(30)), coalesce(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" VARCHAR(255) NOT NULL,

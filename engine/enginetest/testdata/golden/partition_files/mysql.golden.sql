@@ -10,7 +10,7 @@ SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 
 
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "customer_id", "created_at", "status", "amount", "updated_at");
@@ -102,7 +102,7 @@ DELETE FROM "sales"."orders__idem_build" WHERE "created_at" >= TIMESTAMP '2026-1
 
 INSERT INTO "sales"."orders__idem_build" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at", "_loaded_at") SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at", ? FROM "idem_stage_dedup" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 
-SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(',', coalesce(concat(char_length(CAST("order_id" AS CHAR)), ':', CAST("order_id" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("customer_id" AS CHAR)), ':', CAST("customer_id" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("created_at" AS CHAR)), ':', CAST("created_at" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("status" AS CHAR)), ':', CAST("status" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("amount" AS CHAR)), ':', CAST("amount" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("updated_at" AS CHAR)), ':', CAST("updated_at" AS CHAR)), 'N'))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "sales"."orders__idem_build" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
+SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("customer_id" AS CHAR), char(30)), coalesce(CAST("created_at" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("amount" AS CHAR), char(30)), coalesce(CAST("updated_at" AS CHAR), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "sales"."orders__idem_build" WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00';
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 

@@ -10,7 +10,7 @@ SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND tabl
 
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
 
-CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("ts", "kind", "n");
@@ -92,7 +92,7 @@ DELETE FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' A
 
 INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
-SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(',', coalesce(concat(char_length(CAST("ts" AS CHAR)), ':', CAST("ts" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("kind" AS CHAR)), ':', CAST("kind" AS CHAR)), 'N'), coalesce(concat(char_length(CAST("n" AS CHAR)), ':', CAST("n" AS CHAR)), 'N'))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 
