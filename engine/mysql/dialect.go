@@ -12,7 +12,12 @@ import (
 // ANSI_QUOTES ("ident"), PIPES_AS_CONCAT (||), NO_BACKSLASH_ESCAPES (a
 // string literal means what it says) and time_zone '+00:00'. It is pure:
 // no database is touched.
-type Dialect struct{}
+type Dialect struct {
+	// RowAlias: the server is MySQL 8.0.19 or later, where an upsert names
+	// the inserted row with an alias (VALUES() is deprecated there);
+	// MariaDB has only VALUES().
+	RowAlias bool
+}
 
 var (
 	_ engine.Dialect     = Dialect{}
@@ -329,7 +334,8 @@ func (d Dialect) LedgerDDL(t engine.Table, def engine.TableDef) []string {
 }
 
 // Upsert inserts one row, replacing the row with the same key: ON
-// DUPLICATE KEY UPDATE with VALUES(), which both MySQL 8 and MariaDB read.
+// DUPLICATE KEY UPDATE, the new values named by the row alias on MySQL
+// 8.0.19 and later, by VALUES() on MariaDB.
 func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
 	isKey := map[string]bool{}
 	for _, k := range key {
@@ -339,12 +345,21 @@ func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
 	var set []string
 	for i, c := range cols {
 		ph[i] = "?"
-		if !isKey[c] {
+		if isKey[c] {
+			continue
+		}
+		if d.RowAlias {
+			set = append(set, d.Ident(c)+" = "+d.Ident("new")+"."+d.Ident(c))
+		} else {
 			set = append(set, d.Ident(c)+" = VALUES("+d.Ident(c)+")")
 		}
 	}
+	alias := ""
+	if d.RowAlias {
+		alias = " AS " + d.Ident("new")
+	}
 	return "INSERT INTO " + d.Table(t) + " (" + d.Idents(cols) + ") VALUES (" + strings.Join(ph, ", ") +
-		") ON DUPLICATE KEY UPDATE " + strings.Join(set, ", ")
+		")" + alias + " ON DUPLICATE KEY UPDATE " + strings.Join(set, ", ")
 }
 
 // records is the standard Records, except where MySQL differs.
@@ -475,12 +490,17 @@ func (s std) RowDiff(f, g engine.Table, key, cols []string, limit int) string {
 		k, r, s.D.Table(f), k, r, s.D.Table(g), limit)
 }
 
-// sqlText is the engine's SQL: its own spelling where it differs, the
+// sqlFor is the engine's SQL: its own spelling where it differs, the
 // standard one elsewhere.
-var sqlText = func() *engine.SQL {
-	d := Dialect{}
+func sqlFor(d Dialect) *engine.SQL {
 	s := std{engine.Standard{D: d}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: s, Write: s, Cond: s, Temp: s, Ledger: d, Records: records{s.Standard},
 		Scratch: s, Diff: s}
-}()
+}
+
+// The SQL of MariaDB (and MySQL before 8.0.19), and of later MySQL.
+var (
+	sqlText     = sqlFor(Dialect{})
+	sqlRowAlias = sqlFor(Dialect{RowAlias: true})
+)

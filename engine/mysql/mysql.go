@@ -169,8 +169,26 @@ func (d *DB) Conn() engine.Querier { return d.conn }
 // Begin starts the data transaction on the pinned connection.
 func (d *DB) Begin(ctx context.Context) (*sql.Tx, error) { return d.conn.BeginTx(ctx, nil) }
 
-// SQL is this engine's SQL.
-func (*DB) SQL() *engine.SQL { return sqlText }
+// SQL is this engine's SQL, as the server spells it.
+func (d *DB) SQL() *engine.SQL {
+	if rowAlias(d.version) {
+		return sqlRowAlias
+	}
+	return sqlText
+}
+
+// rowAlias reports whether a server (VERSION()) is MySQL 8.0.19 or later,
+// where an upsert's new row has an alias.
+func rowAlias(version string) bool {
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		return false
+	}
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(version, "%d.%d.%d", &major, &minor, &patch); err != nil {
+		return false
+	}
+	return major > 8 || (major == 8 && (minor > 0 || patch >= 19))
+}
 
 // Names: a schema is a database; an unqualified table lives in the URL's
 // database, and so does idem_runs, named without it: the session's
