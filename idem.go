@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	_ "github.com/idemdata/idem/engine/duckdb"   // registers duckdb:
+	_ "github.com/idemdata/idem/engine/mysql"    // registers mysql://
 	_ "github.com/idemdata/idem/engine/postgres" // registers postgres:// and postgresql://
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/lint"

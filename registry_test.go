@@ -72,12 +72,12 @@ func TestOpenRegisteredEngine(t *testing.T) {
 // and shows no password.
 func TestOpenUnknownScheme(t *testing.T) {
 	t.Parallel()
-	for _, url := range []string{"sqlite:w.db", "mysql://root:S3cr3t@tcp(h:3306)/w", "fakeserver:h/db"} {
+	for _, url := range []string{"sqlite:w.db", "sqlserver://root:S3cr3t@h:1433/w", "fakeserver:h/db"} {
 		_, err := idem.Open(context.Background(), url, t.TempDir(), time.Second)
 		require.ErrorIs(t, err, idem.ErrTarget, url)
 		require.NotContains(t, err.Error(), "S3cr3t")
 		require.Contains(t, err.Error(), "is not a target URL (")
-		for _, form := range []string{"duckdb:PATH", "fakedb:PATH", "fakeserver://…", "postgres://…", "postgresql://…"} {
+		for _, form := range []string{"duckdb:PATH", "fakedb:PATH", "fakeserver://…", "mysql://…", "postgres://…", "postgresql://…"} {
 			require.Contains(t, err.Error(), form, url)
 		}
 	}

@@ -416,6 +416,19 @@ type Swapper interface {
 	Like(built, table Table) []string
 }
 
+// KeyIndexer is an optional DB ability of an engine whose merge needs a
+// unique index on the key (MySQL, MariaDB: without one every key is a
+// scan). A merge creates the index on a table it creates or builds, and
+// refuses, before changing anything, a target that has none, naming the
+// index to add.
+type KeyIndexer interface {
+	// KeyIndex selects a row when t has a unique index or primary key on
+	// exactly the columns key, in any order; args are bound.
+	KeyIndex(t Table, key []string) (string, []any)
+	// CreateKeyIndex creates that index on t.
+	CreateKeyIndex(t Table, key []string) string
+}
+
 // BuildSuffix names the table a Swapper run builds to replace a target.
 const BuildSuffix = "__idem_build"
 

@@ -57,13 +57,13 @@ func qualify(d Dialect, q, col string) string {
 func RowOrder(d Comparer, key []string, latestBy, deleteWhen string, cols []Column) []string {
 	var order []string
 	if latestBy != "" {
-		order = append(order, d.ContentKey(d.Ident(latestBy), colType(cols, latestBy))+" DESC NULLS LAST")
+		order = append(order, nullsLast(d, d.ContentKey(d.Ident(latestBy), colType(cols, latestBy)), true))
 	}
 	if deleteWhen != "" {
 		order = append(order, deleteFlag(d, deleteWhen, "")+" DESC")
 	}
 	for _, c := range contentCols(key, latestBy, cols) {
-		order = append(order, d.ContentKey(d.Ident(c.Name), c.Type)+" ASC NULLS LAST")
+		order = append(order, nullsLast(d, d.ContentKey(d.Ident(c.Name), c.Type), false))
 	}
 	return order
 }
@@ -88,7 +88,7 @@ func precedes(d Comparer, m MergeSpec, s, t string) string {
 		c := content[i]
 		sv, tv := d.ContentKey(qualify(d, s, c.Name), c.Type), d.ContentKey(qualify(d, t, c.Name), c.Type)
 		then(fmt.Sprintf("%s < %s OR (%s IS NOT NULL AND %s IS NULL)", sv, tv, sv, tv),
-			fmt.Sprintf("%s IS NOT DISTINCT FROM %s", sv, tv))
+			notDistinct(d, sv, tv))
 	}
 	if m.DeleteWhen != "" {
 		sd, td := deleteFlag(d, m.DeleteWhen, s), deleteFlag(d, m.DeleteWhen, t)
@@ -97,8 +97,39 @@ func precedes(d Comparer, m MergeSpec, s, t string) string {
 	typ := colType(m.Cols, m.LatestBy)
 	sv, tv := d.ContentKey(qualify(d, s, m.LatestBy), typ), d.ContentKey(qualify(d, t, m.LatestBy), typ)
 	then(fmt.Sprintf("%s > %s OR (%s IS NOT NULL AND %s IS NULL)", sv, tv, sv, tv),
-		fmt.Sprintf("%s IS NOT DISTINCT FROM %s", sv, tv))
+		notDistinct(d, sv, tv))
 	return expr
+}
+
+// Precedes is the row-order comparison (see precedes) for an engine that
+// writes its own merge: true when row s comes before row t of one key.
+func Precedes(d Comparer, m MergeSpec, s, t string) string { return precedes(d, m, s, t) }
+
+// NullSpeller is an optional Dialect ability, for SQL without the standard
+// spellings the row order uses (MySQL and MariaDB have neither IS NOT
+// DISTINCT FROM nor NULLS LAST). Without it, the standard ones are used.
+type NullSpeller interface {
+	// NotDistinct is a null-safe equality of a and b.
+	NotDistinct(a, b string) string
+	// NullsLast orders by expr (descending when desc), NULL last.
+	NullsLast(expr string, desc bool) string
+}
+
+func notDistinct(d Dialect, a, b string) string {
+	if n, ok := d.(NullSpeller); ok {
+		return n.NotDistinct(a, b)
+	}
+	return fmt.Sprintf("%s IS NOT DISTINCT FROM %s", a, b)
+}
+
+func nullsLast(d Dialect, expr string, desc bool) string {
+	if n, ok := d.(NullSpeller); ok {
+		return n.NullsLast(expr, desc)
+	}
+	if desc {
+		return expr + " DESC NULLS LAST"
+	}
+	return expr + " ASC NULLS LAST"
 }
 
 // TombstoneSuffix names a target's tombstone table: <table>__idem_deleted.

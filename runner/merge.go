@@ -121,11 +121,15 @@ func (r *run) applyMerge(ctx context.Context, first bool) error {
 // columns it lacks: they were added to the target (on_schema_change:
 // add_columns) after the tombstone table was made like it.
 func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error {
-	if r.swap != nil && r.opts.plan != nil {
+	// On a Swapper engine a plan stops before creating the table; a run
+	// asks too, so that a plan's statements are the run's.
+	if r.swap != nil {
 		q, args := r.sql.Catalog.TableExists(spec.Tombstones)
 		var one int
 		if err := r.s.QueryRowContext(ctx, q, args...).Scan(&one); errors.Is(err, sql.ErrNoRows) {
-			return r.planDDL("create the tombstone table " + spec.Tombstones.Name)
+			if err := r.planDDL("create the tombstone table " + spec.Tombstones.Name); err != nil {
+				return err
+			}
 		} else if err != nil {
 			return err
 		}

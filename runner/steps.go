@@ -432,6 +432,9 @@ func (r *run) checkInput(ctx context.Context) (err error) {
 		return err
 	}
 	if r.job.Strategy == job.StrategyMerge && r.exists {
+		if err := r.checkKeyIndex(ctx); err != nil {
+			return err
+		}
 		return r.alignStage(ctx)
 	}
 	return nil
@@ -470,6 +473,9 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", r.job.Target.Table, err)
 		}
+	}
+	if err := r.createKeyIndex(ctx, engine.Table(r.job.Table())); err != nil {
+		return err
 	}
 	r.exists = true
 	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
@@ -573,8 +579,8 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}
 	}
-	if !r.exists {
-		return nil
+	if !r.exists { // a copy of the target has its indexes already
+		return r.createKeyIndex(ctx, r.built)
 	}
 	q := r.sql.Write.InsertSelect(r.sql.Table(r.built), names(r.targetCols), "", r.table, "")
 	if _, err := r.s.exec(ctx, q); err != nil {
@@ -636,6 +642,56 @@ func (r *run) swapIn(ctx context.Context) error {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("swapping %s in: %w", r.built.Name, err)
 		}
+	}
+	return nil
+}
+
+// checkKeyIndex makes sure the target of a merge has the unique index on
+// the key that the engine's merge needs (engine.KeyIndexer). A table an
+// idem run made (the ledger names it: a partition job sharing it made it,
+// without the index) gets it; any other table without it is refused
+// before anything changes, and the error names the index to add.
+func (r *run) checkKeyIndex(ctx context.Context) error {
+	ki, ok := r.db.(engine.KeyIndexer)
+	if !ok {
+		return nil
+	}
+	t := engine.Table(r.job.Table())
+	q, args := ki.KeyIndex(t, r.job.Key)
+	var one int
+	err := r.s.QueryRowContext(ctx, q, args...).Scan(&one)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var owners []string
+	if r.ledger {
+		if owners, err = ledger.Owners(ctx, r.s, r.db, r.tableName(), ""); err != nil {
+			return err
+		}
+	}
+	if len(owners) == 0 {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "key", Msg: fmt.Sprintf(
+			"a merge into %s needs a unique index on its key %v, and the table has none; add it: %s",
+			r.job.Target.Table, r.job.Key, ki.CreateKeyIndex(t, r.job.Key))}}}
+	}
+	if err := r.planDDL("add the unique index on the key to " + r.job.Target.Table); err != nil {
+		return err
+	}
+	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {
+		return fmt.Errorf("indexing the key of %s (the merge needs a unique index on %v): %w", r.job.Target.Table, r.job.Key, err)
+	}
+	return nil
+}
+
+// createKeyIndex gives a table a merge created or built the unique index
+// on the key the engine's merge needs (engine.KeyIndexer).
+func (r *run) createKeyIndex(ctx context.Context, t engine.Table) error {
+	ki, ok := r.db.(engine.KeyIndexer)
+	if !ok || r.job.Strategy != job.StrategyMerge {
+		return nil
+	}
+	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {
+		return fmt.Errorf("indexing the key of %s: %w", t.Name, err)
 	}
 	return nil
 }

@@ -39,10 +39,79 @@ type Harness struct {
 	// test-only engine (registered by a test), which the binary does not
 	// know. Cases that start the binary skip, saying so.
 	InProcess bool
+	// Spelling is how the engine spells the SQL the suite writes itself;
+	// its zero fields take the spelling DuckDB and PostgreSQL share.
+	Spelling Spelling
+	// Serial runs the cases one at a time: on MySQL a schema (sales) is a
+	// database of the whole server, so cases running at once would share
+	// it.
+	Serial bool
 	// Unsupported names cases that do not apply to this engine, each with
 	// why; they skip, saying so. Real engines leave it empty: every
 	// guarantee holds on every engine.
 	Unsupported map[string]string
+}
+
+// Spelling is the SQL the suite writes itself (to set a target up, to
+// trace it, nondeterministic sources) that engines spell differently. A
+// zero field is the spelling DuckDB and PostgreSQL share.
+type Spelling struct {
+	// TraceSchemas selects the target's schemas, sorted; TraceTables its
+	// tables as schema.table, sorted. Neither lists the engine's own.
+	TraceSchemas, TraceTables string
+	// Timestamp is the type a CAST makes a wall-clock timestamp with.
+	Timestamp string
+	// Random is a random number, new on each evaluation.
+	Random string
+	// NowText is the current time, as text.
+	NowText string
+	// SleepWhere is a condition that holds after sleeping 1.5 seconds;
+	// "none" when the engine has no sleep in SQL (the case skips).
+	SleepWhere string
+	// Sequence creates a sequence; NextValue is the expression advancing
+	// it. "" in Sequence: the engine has none (the attack is left out).
+	Sequence, NextValue func(name string) string
+	// OldLedger creates an idem_runs as idem 0.0.1 did (without
+	// deleted_absent) and inserts one row: ('old', '2026-10-01', 'r0', 1,
+	// 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true, started and
+	// finished 2026-10-02 00:00:00 and :01 UTC, '0.0.1').
+	OldLedger []string
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// spell is h's Spelling with its zero fields filled in.
+func (h Harness) spell() Spelling {
+	s := h.Spelling
+	user := ` NOT IN ('information_schema', 'pg_catalog', 'pg_toast') AND left(%[1]s, 3) <> 'pg_'`
+	s.TraceSchemas = or(s.TraceSchemas, `SELECT schema_name FROM information_schema.schemata
+WHERE catalog_name = current_database() AND schema_name`+fmt.Sprintf(user, "schema_name")+` ORDER BY 1`)
+	s.TraceTables = or(s.TraceTables, `SELECT table_schema || '.' || table_name FROM information_schema.tables
+WHERE table_catalog = current_database() AND table_schema`+fmt.Sprintf(user, "table_schema")+` ORDER BY 1`)
+	s.Timestamp = or(s.Timestamp, "TIMESTAMP")
+	s.Random = or(s.Random, "random()")
+	s.NowText = or(s.NowText, "CAST(now() AS VARCHAR(40))")
+	s.SleepWhere = or(s.SleepWhere, "(SELECT count(*) FROM pg_sleep(1.5)) = 1")
+	if s.Sequence == nil {
+		s.Sequence = func(name string) string { return "CREATE SEQUENCE " + name }
+		s.NextValue = func(name string) string { return "nextval('" + name + "')" }
+	}
+	if s.OldLedger == nil {
+		s.OldLedger = []string{`CREATE TABLE idem_runs (job VARCHAR NOT NULL, "partition" VARCHAR NOT NULL, run_id VARCHAR NOT NULL,
+  seq BIGINT NOT NULL, input_fingerprint VARCHAR NOT NULL, definition_hash VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
+  rows_in BIGINT NOT NULL, rows_deduped BIGINT NOT NULL, rows_out_of_window BIGINT NOT NULL, inserted BIGINT NOT NULL,
+  updated BIGINT NOT NULL, deleted BIGINT NOT NULL, skipped_older BIGINT NOT NULL, row_count BIGINT NOT NULL,
+  checksum VARCHAR NOT NULL, partition_closed BOOLEAN NOT NULL, started_at TIMESTAMPTZ NOT NULL,
+  finished_at TIMESTAMPTZ NOT NULL, idem_version VARCHAR NOT NULL, PRIMARY KEY (job, "partition", run_id))`,
+			`INSERT INTO idem_runs VALUES ('old', '2026-10-01', 'r0', 1, 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true,
+  TIMESTAMPTZ '2026-10-02 00:00:00+00', TIMESTAMPTZ '2026-10-02 00:00:01+00', '0.0.1')`}
+	}
+	return s
 }
 
 // inProcess holds the names of the tests running a harness with
@@ -65,6 +134,7 @@ func skipIfInProcess(t testing.TB) {
 // Env is one test's target and working folder.
 type Env struct {
 	t   *testing.T
+	h   Harness
 	URL string
 	Dir string
 	Now time.Time
@@ -76,7 +146,7 @@ type Env struct {
 // NewEnv prepares a target and a folder for job files and inputs.
 func NewEnv(t *testing.T, h Harness) *Env {
 	t.Helper()
-	return &Env{t: t, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC),
+	return &Env{t: t, h: h, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC),
 		Table: engine.Table{Schema: "sales", Name: "orders"}}
 }
 
@@ -200,6 +270,14 @@ func (e *Env) Rows(where string, cols ...string) []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+// P is the engine's n-th (1-based) bind parameter, for Query.
+func (e *Env) P(n int) string {
+	e.t.Helper()
+	var p string
+	e.DB(func(_ context.Context, db engine.DB) { p = db.SQL().Placeholder(n) })
+	return p
 }
 
 // Query returns a query's rows as text, in the order returned.

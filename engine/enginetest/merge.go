@@ -237,7 +237,7 @@ func testMergeDeleteAbsent(t *testing.T, h Harness) {
 	require.Equal(t, int64(1), r.Inserted, "customer 4")
 	require.Equal(t, int64(0), r.Deleted+r.SkippedOlder)
 	require.Equal(t, []string{"3|silver|2026-11-03 09:00:00|true"}, tombs())
-	require.Equal(t, []string{fmt.Sprint(r.DeletedAbsent)}, e.Query(`SELECT deleted_absent FROM idem_runs WHERE run_id = $1`, r.RunID), "the ledger counts it")
+	require.Equal(t, []string{fmt.Sprint(r.DeletedAbsent)}, e.Query(`SELECT deleted_absent FROM idem_runs WHERE run_id = `+e.P(1), r.RunID), "the ledger counts it")
 
 	r = e.MustRun(j, "2026-11-01")
 	require.Equal(t, int64(2), r.Inserted, "customers 1 and 2")
@@ -332,7 +332,7 @@ func testMergeTombstoneNameTooLong(t *testing.T, h Harness) {
 	require.ErrorAs(t, err, &je)
 	require.Contains(t, err.Error(), "target.table")
 	require.Contains(t, err.Error(), "too long for delete_when")
-	require.Empty(t, e.Query(`SELECT 1 FROM information_schema.tables WHERE table_name = $1`, long), "nothing was created")
+	require.Empty(t, e.Query(`SELECT 1 FROM information_schema.tables WHERE table_name = `+e.P(1), long), "nothing was created")
 }
 
 func testMergeMissingKey(t *testing.T, h Harness) {
@@ -728,14 +728,7 @@ func testMergeTombstonesNewColumn(t *testing.T, h Harness) {
 // column; its rows read as 0.
 func testLedgerOlderVersion(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
-	e.Exec(`CREATE TABLE idem_runs (job VARCHAR NOT NULL, "partition" VARCHAR NOT NULL, run_id VARCHAR NOT NULL,
-  seq BIGINT NOT NULL, input_fingerprint VARCHAR NOT NULL, definition_hash VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
-  rows_in BIGINT NOT NULL, rows_deduped BIGINT NOT NULL, rows_out_of_window BIGINT NOT NULL, inserted BIGINT NOT NULL,
-  updated BIGINT NOT NULL, deleted BIGINT NOT NULL, skipped_older BIGINT NOT NULL, row_count BIGINT NOT NULL,
-  checksum VARCHAR NOT NULL, partition_closed BOOLEAN NOT NULL, started_at TIMESTAMPTZ NOT NULL,
-  finished_at TIMESTAMPTZ NOT NULL, idem_version VARCHAR NOT NULL, PRIMARY KEY (job, "partition", run_id))`,
-		`INSERT INTO idem_runs VALUES ('old', '2026-10-01', 'r0', 1, 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true,
-  TIMESTAMPTZ '2026-10-02 00:00:00+00', TIMESTAMPTZ '2026-10-02 00:00:01+00', '0.0.1')`)
+	e.Exec(h.spell().OldLedger...)
 	e.Write("in/2026-11-03.csv", customerSnapshots["2026-11-03"])
 	r := e.MustRun(e.Job(customersJob), "2026-11-03")
 	require.Equal(t, int64(1), r.DeletedAbsent)

@@ -29,7 +29,7 @@ func loadedForChecksum(t *testing.T, h Harness) (*Env, *job.Job) {
 	e.Write("in/orders.csv", orders)
 	j := e.Job(filesJob)
 	e.MustRun(j, "2026-11-28")
-	e.Exec(`CREATE SEQUENCE sales.s`)
+	e.Exec(h.spell().Sequence("sales.s"))
 	return e, j
 }
 
@@ -61,7 +61,7 @@ func testChecksumWhere(t *testing.T, h Harness) {
 		"order_id IN (DELETE FROM sales.orders RETURNING order_id)",
 		"(WITH d AS (DELETE FROM sales.orders RETURNING 1) SELECT count(*) FROM d) >= 0",
 		"(SELECT count(*) FROM (DELETE FROM idem_runs RETURNING 1) AS d) >= 0",
-		"nextval('sales.s') > 0",
+		h.spell().NextValue("sales.s") + " > 0",
 		"(SELECT count(*) FROM query('DROP TABLE idem_runs')) >= 0",
 	} {
 		code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders", "--where", where)
@@ -74,7 +74,7 @@ func testChecksumWhere(t *testing.T, h Harness) {
 	// The sequence was not advanced (its first value is still to come).
 	var next []string
 	e.DB(func(ctx context.Context, db engine.DB) {
-		next = queryStrings(t, ctx, db.Conn(), `SELECT nextval('sales.s')`)
+		next = queryStrings(t, ctx, db.Conn(), "SELECT "+h.spell().NextValue("sales.s"))
 	})
 	require.Equal(t, []string{"1"}, next)
 }

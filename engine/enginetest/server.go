@@ -88,3 +88,13 @@ var Postgres = Server{
 		return db.PingContext(ctx)
 	},
 }
+
+// MySQL is the MySQL or MariaDB server the tests use: IDEM_TEST_MYSQL, or
+// the local one. The go-sql-driver "mysql" driver must be registered, as
+// engine/mysql does; the DSN is a mysql:// URL, which Ping converts.
+var MySQL = Server{
+	Name:    "mysql",
+	EnvVar:  "IDEM_TEST_MYSQL",
+	Default: "mysql://root@127.0.0.1:3306/test",
+	Start:   "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd, or docker run -d -p 3306:3306 -e MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1 -e MARIADB_DATABASE=test mariadb:10.11",
+}

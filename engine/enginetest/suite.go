@@ -57,7 +57,9 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, ledgerCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
+			if !h.Serial {
+				t.Parallel()
+			}
 			if why, ok := h.Unsupported[c.name]; ok {
 				t.Skip(why)
 			}

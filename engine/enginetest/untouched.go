@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
@@ -58,11 +59,9 @@ func (e *Env) Trace() Trace {
 	require.NoError(e.t, err)
 	defer db.Close()
 	tr.Exists = true
-	user := ` NOT IN ('information_schema', 'pg_catalog', 'pg_toast') AND left(%[1]s, 3) <> 'pg_'`
-	tr.Schemas = queryStrings(e.t, ctx, db.Conn(), `SELECT schema_name FROM information_schema.schemata
-WHERE catalog_name = current_database() AND schema_name`+fmt.Sprintf(user, "schema_name")+` ORDER BY 1`)
-	tr.Tables = queryStrings(e.t, ctx, db.Conn(), `SELECT table_schema || '.' || table_name FROM information_schema.tables
-WHERE table_catalog = current_database() AND table_schema`+fmt.Sprintf(user, "table_schema")+` ORDER BY 1`)
+	sp := e.h.spell()
+	tr.Schemas = queryStrings(e.t, ctx, db.Conn(), sp.TraceSchemas)
+	tr.Tables = queryStrings(e.t, ctx, db.Conn(), sp.TraceTables)
 	d, ledger := db.SQL(), db.Names().Ledger
 	for _, tbl := range tr.Tables {
 		if strings.HasSuffix(tbl, "."+ledger.Name) && (ledger.Schema == "" || tbl == ledger.Schema+"."+ledger.Name) {
@@ -90,7 +89,7 @@ func runIdem(t *testing.T, env []string, args ...string) (int, string) {
 
 const freshQueryJob = `job: fresh_query
 source:
-  query: SELECT 1 AS order_id, 'placed' AS status, CAST({{ start }} AS TIMESTAMP) AS created_at
+  query: SELECT 1 AS order_id, 'placed' AS status, CAST({{ start }} AS TIMESTAMP_TYPE) AS created_at
 strategy: partition
 partition:
   column: no_such_col
@@ -115,7 +114,7 @@ partition:
   column: created_at
   grain: hour
 `)
-	query := e.Job(freshQueryJob)
+	query := e.Job(strings.Replace(freshQueryJob, "TIMESTAMP_TYPE", h.spell().Timestamp, 1))
 	for _, tc := range []struct {
 		name string
 		j    *job.Job
@@ -233,7 +232,20 @@ func testOldLedger(t *testing.T, h Harness) {
 	e.MustRun(j, "2026-11-27")
 	e.Exec(`ALTER TABLE idem_runs DROP COLUMN target_table`)
 	hasColumn := func() []string {
-		return e.Query(`SELECT count(*) FROM information_schema.columns WHERE table_catalog = current_database() AND table_name = 'idem_runs' AND column_name = 'target_table'`)
+		n := 0
+		e.DB(func(ctx context.Context, db engine.DB) {
+			l := db.Names().Ledger
+			if l.Schema == "" {
+				l.Schema = db.Names().DefaultSchema
+			}
+			q, args := db.SQL().Records.ColumnNames(l)
+			for _, c := range queryStrings(t, ctx, db.Conn(), q, args...) {
+				if c == "target_table" {
+					n++
+				}
+			}
+		})
+		return []string{fmt.Sprint(n)}
 	}
 	require.Equal(t, []string{"0"}, hasColumn())
 

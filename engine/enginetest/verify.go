@@ -189,13 +189,13 @@ func testVerifyFailRandom(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
 	seedRawOrders(e)
 	e.MustRun(e.Job(queryJob), "2026-11-28") // a real table and ledger to keep
-	checkFail(t, e, e.Job(strings.Replace(nondeterministic("random()", "r"), "orders_query", "orders_query_r", 1)), "r")
+	checkFail(t, e, e.Job(strings.Replace(nondeterministic(h.spell().Random, "r"), "orders_query", "orders_query_r", 1)), "r")
 }
 
 func testVerifyFailClock(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
 	seedRawOrders(e)
-	checkFail(t, e, e.Job(nondeterministic("CAST(now() AS VARCHAR(40))", "stamped_at")), "stamped_at")
+	checkFail(t, e, e.Job(nondeterministic(h.spell().NowText, "stamped_at")), "stamped_at")
 }
 
 // A merge keeps the first row of a key in the row order: rerun, a row
@@ -204,7 +204,7 @@ func testVerifyFailClock(t *testing.T, h Harness) {
 func testVerifyFailClockMerge(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
 	seedRawOrders(e)
-	body := strings.Replace(nondeterministic("CAST(now() AS VARCHAR(40))", "stamped_at"), "strategy: partition\npartition:\n  column: created_at\n", "strategy: merge\n", 1)
+	body := strings.Replace(nondeterministic(h.spell().NowText, "stamped_at"), "strategy: partition\npartition:\n  column: created_at\n", "strategy: merge\n", 1)
 	j := e.Job(body)
 	require.Equal(t, job.StrategyMerge, j.Strategy)
 	rep := e.verify(j, "2026-11-28")
@@ -320,12 +320,13 @@ func testVerifyFailedRun(t *testing.T, h Harness) {
 // sleeps in pg_sleep so the signal lands inside a run.
 func testVerifySIGINT(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
-	if strings.HasPrefix(e.URL, "duckdb") { // duckdb: and the swap fake's duckdb-swap:
-		t.Skip("needs a sleep inside the query (pg_sleep); the library-level case covers DuckDB")
+	sleep := h.spell().SleepWhere
+	if strings.HasPrefix(e.URL, "duckdb") || sleep == "none" { // duckdb: and the swap fake's duckdb-swap:
+		t.Skip("needs a sleep inside the query; the library-level case covers DuckDB")
 	}
 	seedRawOrders(e)
 	j := e.Job(strings.Replace(queryJob, "WHERE created_at >= {{ start }}",
-		"WHERE (SELECT count(*) FROM pg_sleep(1.5)) = 1 AND created_at >= {{ start }}", 1))
+		"WHERE "+sleep+" AND created_at >= {{ start }}", 1))
 	cmd := exec.Command(Binary(t), "verify", j.Path, "--date", "2026-11-28")
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -1,0 +1,105 @@
+-- partition 2026-11-28T13: [2026-11-28 13:00:00, 2026-11-28 14:00:00) UTC;
+
+-- lock: idem_t_2260a06b_1.events partition 2026-11-28T13, waiting up to 10m: GET_LOCK('idem:49a2da748a8408709017f4a16dbed4b4:02') (the partition's slot 2 of 32);
+
+SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position;
+
+SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
+
+-- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
+
+SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
+
+CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("ts", "kind", "n");
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*), count(CASE WHEN "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00' THEN 1 END), count(CASE WHEN "ts" IS NULL THEN 1 END) FROM "idem_stage";
+
+SELECT CAST(DATE_FORMAT("ts", '%Y-%m-%d %H:00:00') AS DATETIME) AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
+
+SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position;
+
+SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
+
+DROP TABLE IF EXISTS "events__idem_build";
+
+CREATE TABLE IF NOT EXISTS "events__idem_build" AS SELECT * FROM "idem_stage" LIMIT 0;
+
+SET @idem_ddl = (SELECT coalesce(concat('ALTER TABLE "events__idem_build" ', group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
+  FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'events__idem_build');
+
+PREPARE idem_ddl FROM @idem_ddl;
+
+EXECUTE idem_ddl;
+
+DEALLOCATE PREPARE idem_ddl;
+
+SELECT * FROM "events__idem_build" LIMIT 0;
+
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" VARCHAR(255) NOT NULL,
+  "partition" VARCHAR(255) NOT NULL,
+  "run_id" VARCHAR(255) NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" LONGTEXT NOT NULL,
+  "definition_hash" LONGTEXT NOT NULL,
+  "strategy" LONGTEXT NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" LONGTEXT NOT NULL,
+  "partition_closed" BIT(1) NOT NULL,
+  "started_at" DATETIME(6) NOT NULL,
+  "finished_at" DATETIME(6) NOT NULL,
+  "idem_version" LONGTEXT NOT NULL,
+  "target_table" LONGTEXT COMMENT 'Ledgers written by idem 0.1 lack the column (NULL: owner unknown).',
+  PRIMARY KEY ("job", "partition", "run_id")
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "target_table" LONGTEXT COMMENT ''Ledgers written by idem 0.1 lack the column (NULL: owner unknown).''') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'target_table');
+
+PREPARE idem_ddl FROM @idem_ddl;
+
+EXECUTE idem_ddl;
+
+DEALLOCATE PREPARE idem_ddl;
+
+SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'deleted_absent');
+
+PREPARE idem_ddl FROM @idem_ddl;
+
+EXECUTE idem_ddl;
+
+DEALLOCATE PREPARE idem_ddl;
+
+BEGIN;
+
+DELETE FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+
+INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+
+SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+
+SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+
+COMMIT;
+
+RENAME TABLE "events__idem_build" TO "events";
+
+DROP TEMPORARY TABLE IF EXISTS "idem_stage";

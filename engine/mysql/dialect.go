@@ -1,0 +1,506 @@
+package mysql
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// Dialect is MySQL's and MariaDB's SQL, for sessions Open sets up:
+// ANSI_QUOTES ("ident"), PIPES_AS_CONCAT (||), NO_BACKSLASH_ESCAPES (a
+// string literal means what it says) and time_zone '+00:00'. It is pure:
+// no database is touched.
+type Dialect struct {
+	// RowAlias: the server is MySQL 8.0.19 or later, where an upsert names
+	// the inserted row with an alias (VALUES() is deprecated there);
+	// MariaDB has only VALUES().
+	RowAlias bool
+}
+
+var (
+	_ engine.Dialect     = Dialect{}
+	_ engine.Stager      = Dialect{}
+	_ engine.NullSpeller = Dialect{}
+)
+
+// Ident quotes an identifier (ANSI_QUOTES), doubling embedded quotes.
+func (Dialect) Ident(name string) string { return engine.ANSI{}.Ident(name) }
+
+// Table quotes a possibly qualified table name: on MySQL a schema is a
+// database.
+func (d Dialect) Table(t engine.Table) string { return engine.ANSI{}.Table(t) }
+
+// Idents quotes a list of identifiers, comma-separated.
+func (d Dialect) Idents(names []string) string { return engine.ANSI{}.Idents(names) }
+
+// String renders a string literal; with NO_BACKSLASH_ESCAPES only the
+// quote is special.
+func (Dialect) String(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Placeholder is the driver's positional parameter: every one is "?", so
+// a statement binds its parameters in the order they appear in its text.
+func (Dialect) Placeholder(int) string { return "?" }
+
+// TimeLiteral renders a typed literal; an instant is written in UTC, the
+// session's zone.
+func (Dialect) TimeLiteral(t time.Time, k engine.TimeKind) string {
+	switch k {
+	case engine.KindDate:
+		return "DATE '" + t.Format("2006-01-02") + "'"
+	case engine.KindTimestampTZ:
+		t = t.UTC()
+	}
+	return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
+}
+
+// NotDistinct is MySQL's null-safe equality.
+func (Dialect) NotDistinct(a, b string) string { return a + " <=> " + b }
+
+// NullsLast sorts NULL last: MySQL sorts it first ascending, and has no
+// NULLS LAST.
+func (Dialect) NullsLast(expr string, desc bool) string {
+	if desc {
+		return expr + " IS NULL, " + expr + " DESC"
+	}
+	return expr + " IS NULL, " + expr + " ASC"
+}
+
+// TimeKindOf classifies type names as the driver reports them: DATETIME
+// is a wall-clock time, TIMESTAMP an instant (read in UTC, the session's
+// zone).
+func (Dialect) TimeKindOf(sqlType string) (engine.TimeKind, bool) {
+	base, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(sqlType)), "(")
+	switch base {
+	case "DATE":
+		return engine.KindDate, true
+	case "DATETIME":
+		return engine.KindTimestamp, true
+	case "TIMESTAMP":
+		return engine.KindTimestampTZ, true
+	}
+	return 0, false
+}
+
+// PartitionStart truncates col to its partition's start with
+// DATE_FORMAT; an instant is first converted to the zone's wall-clock time
+// (named zones need the server's time zone tables: mysql_tzinfo_to_sql).
+func (d Dialect) PartitionStart(col string, k engine.TimeKind, unit, zone string) string {
+	if k == engine.KindTimestampTZ && zone != "" && zone != "UTC" {
+		col = "CONVERT_TZ(" + col + ", '+00:00', " + d.String(zone) + ")"
+	}
+	if k == engine.KindDate {
+		switch unit {
+		case "day":
+			return col
+		case "month":
+			return "CAST(DATE_FORMAT(" + col + ", '%Y-%m-01') AS DATE)"
+		}
+		return "CAST(" + col + " AS DATETIME)"
+	}
+	f := "%Y-%m-%d 00:00:00"
+	switch unit {
+	case "hour":
+		f = "%Y-%m-%d %H:00:00"
+	case "month":
+		f = "%Y-%m-01 00:00:00"
+	}
+	return "CAST(DATE_FORMAT(" + col + ", '" + f + "') AS DATETIME)"
+}
+
+// isText reports types whose order depends on a collation.
+func isText(typ string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(typ), "(")
+	switch strings.TrimSpace(base) {
+	case "TEXT", "VARCHAR", "CHAR", "LONGTEXT", "MEDIUMTEXT", "TINYTEXT", "JSON", "ENUM", "SET":
+		return true
+	}
+	return false
+}
+
+// ContentKey compares text bytewise, as DuckDB does: the database's
+// collation may ignore case and trailing spaces, and leave ties to chance.
+func (Dialect) ContentKey(expr, sqlType string) string {
+	if isText(sqlType) {
+		return "CAST(" + expr + " AS BINARY)"
+	}
+	return expr
+}
+
+// StageQuery materializes a query's result in a temporary table.
+func (d Dialect) StageQuery(stage, query string) string {
+	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
+}
+
+// Dedup keeps each key's first row in the row order (engine.RowOrder),
+// with a window: MySQL has no DISTINCT ON.
+func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	order := engine.RowOrder(d, key, latestBy, deleteWhen, cols)
+	if len(order) == 0 {
+		order = []string{"(SELECT NULL)"}
+	}
+	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS SELECT %s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS idem_rn FROM %s) AS x WHERE idem_rn = 1",
+		d.Ident(dst), d.Idents(names), d.Idents(key), strings.Join(order, ", "), d.Ident(src))
+}
+
+// schemaExpr is the schema of t as SQL: its own, or the session's
+// database.
+func (d Dialect) schemaExpr(t engine.Table) string {
+	if t.Schema == "" {
+		return "DATABASE()"
+	}
+	return d.String(t.Schema)
+}
+
+// prepared runs the statement text a query selects: MySQL and MariaDB both
+// have PREPARE … FROM @var, which DDL over a catalog query needs.
+func prepared(selectText string) []string {
+	return []string{
+		"SET @idem_ddl = (" + selectText + ")",
+		"PREPARE idem_ddl FROM @idem_ddl",
+		"EXECUTE idem_ddl",
+		"DEALLOCATE PREPARE idem_ddl",
+	}
+}
+
+// CreateTableFrom creates the target with the staged columns and no rows,
+// in its schema (a database, created if missing). A staged query's text
+// columns are as wide as the longest value the query returned, and a
+// literal's column is NOT NULL; the new table's text columns become
+// LONGTEXT and every column nullable, as on the other engines, in one
+// ALTER of the empty table.
+func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {
+	var stmts []string
+	if target.Schema != "" {
+		stmts = append(stmts, "CREATE DATABASE IF NOT EXISTS "+d.Ident(target.Schema))
+	}
+	extra := ""
+	if loadedAt != "" {
+		extra = ", CAST(NULL AS DATETIME(6)) AS " + d.Ident(loadedAt)
+	}
+	stmts = append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s LIMIT 0", d.Table(target), extra, d.Ident(stage)))
+	return append(stmts, prepared(fmt.Sprintf(
+		`SELECT coalesce(concat(%s, group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
+  FROM information_schema.columns WHERE table_schema = %s AND table_name = %s`,
+		d.String("ALTER TABLE "+d.Table(target)+" "), d.schemaExpr(target), d.String(target.Name)))...)
+}
+
+// columnType spells a type name as the driver reports it (DECIMAL,
+// DATETIME) as a column type that holds what the other engines' would.
+func columnType(typ string) string {
+	t := strings.ToUpper(strings.TrimSpace(typ))
+	if strings.Contains(t, "(") {
+		return t
+	}
+	switch t {
+	case "BOOLEAN", "BOOL", "BIT":
+		return "BIT(1)"
+	case "TEXT", "VARCHAR", "CHAR", "TINYTEXT", "MEDIUMTEXT", "STRING":
+		return "LONGTEXT"
+	case "BLOB", "VARBINARY", "BINARY", "TINYBLOB", "MEDIUMBLOB":
+		return "LONGBLOB"
+	case "DATETIME":
+		return "DATETIME(6)"
+	case "TIMESTAMP":
+		return "TIMESTAMP(6) NULL"
+	case "DECIMAL", "NUMERIC":
+		return "DECIMAL(65,30)"
+	case "UNSIGNED BIGINT":
+		return "BIGINT UNSIGNED"
+	case "UNSIGNED INT":
+		return "INT UNSIGNED"
+	case "UNSIGNED SMALLINT":
+		return "SMALLINT UNSIGNED"
+	case "UNSIGNED TINYINT":
+		return "TINYINT UNSIGNED"
+	case "UNSIGNED MEDIUMINT":
+		return "MEDIUMINT UNSIGNED"
+	}
+	return t
+}
+
+// AddColumn adds a nullable column of the staged column's type. (On this
+// engine a target gaining columns is rebuilt, so only tombstone tables
+// take it.)
+func (d Dialect) AddColumn(target engine.Table, _ string, c engine.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s NULL", d.Table(target), d.Ident(c.Name), columnType(c.Type))
+}
+
+// TableExists looks a table up in information_schema; an unqualified name
+// in the session's database.
+func (d Dialect) TableExists(t engine.Table) (string, []any) {
+	if t.Schema == "" {
+		return "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?", []any{t.Name}
+	}
+	return "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", []any{t.Schema, t.Name}
+}
+
+// GeneratedColumns finds AUTO_INCREMENT columns and columns whose default
+// calls a uuid function.
+func (d Dialect) GeneratedColumns(t engine.Table) (string, []any) {
+	q := `SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = ?
+  AND (extra LIKE '%%auto_increment%%' OR lower(coalesce(column_default, '')) LIKE '%%uuid%%')`
+	if t.Schema == "" {
+		return fmt.Sprintf(q, "DATABASE()"), []any{t.Name}
+	}
+	return fmt.Sprintf(q, "?"), []any{t.Schema, t.Name}
+}
+
+// valueText is a column's value as text for hashing: booleans as
+// true/false, the rest as MySQL prints them.
+func (d Dialect) valueText(expr, typ string) string {
+	if strings.EqualFold(typ, "BOOLEAN") {
+		return "CASE WHEN " + expr + " THEN 'true' WHEN NOT " + expr + " THEN 'false' END"
+	}
+	return "CAST(" + expr + " AS CHAR)"
+}
+
+// Checksum sums a 64-bit hash (the first 16 hex digits of an MD5) of each
+// row's text: values separated by the unit separator (0x1F), NULL as the
+// record separator (0x1E), characters text does not hold. (Prefixing each
+// value with its length instead measured three times slower.) The sum is
+// exact (DECIMAL) and the runner reduces it modulo 2^64.
+func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = fmt.Sprintf("coalesce(%s, char(30))", d.valueText(d.Ident(c.Name), c.Type))
+	}
+	row := "concat_ws(char(31), " + strings.Join(parts, ", ") + ")"
+	if len(cols) == 0 {
+		row = "''"
+	}
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(%s), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM %s", row, table)
+	if where != "" {
+		q += " WHERE " + where
+	}
+	return q
+}
+
+// ledgerTypes spell the ledger's logical types. Key columns of text are
+// VARCHAR(255) (an index needs a length); see CreateTable.
+var ledgerTypes = engine.ColumnTypes{Text: "LONGTEXT", Int64: "BIGINT", Bool: "BIT(1)", Instant: "DATETIME(6)"}
+
+func (d Dialect) columnSQL(c engine.ColumnDef, key bool) string {
+	typ := ledgerTypes.Of(c.Type)
+	if key && c.Type == engine.TypeText {
+		typ = "VARCHAR(255)"
+	}
+	s := d.Ident(c.Name) + " " + typ
+	if !c.Nullable {
+		s += " NOT NULL"
+	}
+	if c.DefaultZero {
+		s += " DEFAULT 0"
+	}
+	if c.Note != "" {
+		s += " COMMENT " + d.String(c.Note)
+	}
+	return s
+}
+
+// CreateTable creates a table of def if it does not exist.
+func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
+	key := map[string]bool{}
+	for _, k := range def.Key {
+		key[k] = true
+	}
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS " + d.Table(t) + " (\n")
+	for _, c := range def.Columns {
+		b.WriteString("  " + d.columnSQL(c, key[c.Name]) + ",\n")
+	}
+	b.WriteString("  PRIMARY KEY (" + d.Idents(def.Key) + ")\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin")
+	return b.String()
+}
+
+// LedgerDDL creates idem_runs, and adds a column a later version brought
+// to a table an older version created, only when it is missing (MySQL 8
+// has no ADD COLUMN IF NOT EXISTS).
+func (d Dialect) LedgerDDL(t engine.Table, def engine.TableDef) []string {
+	stmts := []string{d.CreateTable(t, def)}
+	for _, c := range def.Added() {
+		stmts = append(stmts, prepared(fmt.Sprintf(
+			"SELECT IF(count(*) > 0, 'DO 0', %s) FROM information_schema.columns WHERE table_schema = %s AND table_name = %s AND column_name = %s",
+			d.String("ALTER TABLE "+d.Table(t)+" ADD COLUMN "+d.columnSQL(c, false)), d.schemaExpr(t), d.String(t.Name), d.String(c.Name)))...)
+	}
+	return stmts
+}
+
+// Upsert inserts one row, replacing the row with the same key: ON
+// DUPLICATE KEY UPDATE, the new values named by the row alias on MySQL
+// 8.0.19 and later, by VALUES() on MariaDB.
+func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
+	isKey := map[string]bool{}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	ph := make([]string, len(cols))
+	var set []string
+	for i, c := range cols {
+		ph[i] = "?"
+		if isKey[c] {
+			continue
+		}
+		if d.RowAlias {
+			set = append(set, d.Ident(c)+" = "+d.Ident("new")+"."+d.Ident(c))
+		} else {
+			set = append(set, d.Ident(c)+" = VALUES("+d.Ident(c)+")")
+		}
+	}
+	alias := ""
+	if d.RowAlias {
+		alias = " AS " + d.Ident("new")
+	}
+	return "INSERT INTO " + d.Table(t) + " (" + d.Idents(cols) + ") VALUES (" + strings.Join(ph, ", ") +
+		")" + alias + " ON DUPLICATE KEY UPDATE " + strings.Join(set, ", ")
+}
+
+// records is the standard Records, except where MySQL differs.
+type records struct{ engine.Standard }
+
+// ColumnNames asks information_schema of the table's database.
+func (records) ColumnNames(t engine.Table) (string, []any) {
+	if t.Schema == "" {
+		return "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position", []any{t.Name}
+	}
+	return "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", []any{t.Schema, t.Name}
+}
+
+// NextSeq binds its parameters in one derived table, so they appear in the
+// order they are bound (every placeholder is "?").
+func (r records) NextSeq(t engine.Table, seq string, eq []string, same string) string {
+	d := Dialect{}
+	var params, conds []string
+	for i, c := range eq {
+		params = append(params, fmt.Sprintf("? AS p%d", i))
+		conds = append(conds, fmt.Sprintf("r.%s = p.p%d", d.Ident(c), i))
+	}
+	q := fmt.Sprintf("SELECT coalesce(max(r.%s), 0) + 1", d.Ident(seq))
+	if same != "" {
+		params = append(params, "? AS ps")
+		q += fmt.Sprintf(", count(CASE WHEN r.%s = p.ps THEN 1 END)", d.Ident(same))
+	}
+	q += fmt.Sprintf(" FROM %s AS r JOIN (SELECT %s) AS p", d.Table(t), strings.Join(params, ", "))
+	if len(conds) > 0 {
+		q += " ON " + strings.Join(conds, " AND ")
+	} else {
+		q += " ON TRUE"
+	}
+	return q
+}
+
+// std is the standard groups, where MySQL's spelling differs.
+type std struct{ engine.Standard }
+
+// Sample casts to CHAR (MySQL has no CAST AS VARCHAR).
+func (s std) Sample(table string, cols []string, cond string, n int) string {
+	casts := make([]string, len(cols))
+	for i, c := range cols {
+		casts[i] = printed(s.D.Ident(c))
+	}
+	list := strings.Join(casts, ", ")
+	w := ""
+	if cond != "" {
+		w = " WHERE " + cond
+	}
+	return fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", list, table, w, list, n)
+}
+
+// Placement counts with CASE: MySQL has no FILTER.
+func (s std) Placement(table, cond, col string) string {
+	return fmt.Sprintf("SELECT count(*), count(CASE WHEN %s THEN 1 END), count(CASE WHEN %s IS NULL THEN 1 END) FROM %s",
+		cond, s.D.Ident(col), table)
+}
+
+// AlterType converts a staged column in place.
+func (s std) AlterType(stage, col, typ string) string {
+	return fmt.Sprintf("ALTER TABLE %s MODIFY COLUMN %s %s", s.D.Ident(stage), s.D.Ident(col), columnType(typ))
+}
+
+// DropTemp drops a temporary table, and never a real one of that name.
+func (s std) DropTemp(name string) string { return "DROP TEMPORARY TABLE IF EXISTS " + s.D.Ident(name) }
+
+// SchemaExists asks information_schema: a schema is a database.
+func (s std) SchemaExists(schema string) (string, []any) {
+	return "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?", []any{schema}
+}
+
+// printed is expr as text, as DuckDB and PostgreSQL print it: a
+// DATETIME(6) without its zero fraction digits (MySQL prints all six).
+// The pattern matches only a timestamp's text.
+func printed(expr string) string {
+	return `REGEXP_REPLACE(CAST(` + expr + ` AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2')`
+}
+
+// text is expr as text, NULL shown as NULL.
+func (std) text(expr string) string { return fmt.Sprintf("coalesce(%s, 'NULL')", printed(expr)) }
+
+func (s std) rowText(alias string, cols []string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = s.D.String(c+"=") + " || " + s.text(alias+"."+s.D.Ident(c))
+	}
+	return strings.Join(parts, " || ', ' || ")
+}
+
+// Distinct selects distinct values as text.
+func (s std) Distinct(t engine.Table, cols []string) string {
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = s.text(s.D.Ident(c))
+	}
+	return fmt.Sprintf("SELECT DISTINCT %s FROM %s", strings.Join(sel, ", "), s.D.Table(t))
+}
+
+// ColumnDiff compares col over f and g joined on key.
+func (s std) ColumnDiff(f, g engine.Table, key []string, col string) (count, sample string) {
+	on := make([]string, len(key))
+	for i, k := range key {
+		on[i] = fmt.Sprintf("f.%s = g.%s", s.D.Ident(k), s.D.Ident(k))
+	}
+	join := fmt.Sprintf("%s f JOIN %s g ON %s", s.D.Table(f), s.D.Table(g), strings.Join(on, " AND "))
+	fc, gc := s.text("f."+s.D.Ident(col)), s.text("g."+s.D.Ident(col))
+	diff := fmt.Sprintf("CAST(%s AS BINARY) <> CAST(%s AS BINARY)", fc, gc)
+	return fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", join, diff),
+		fmt.Sprintf("SELECT %s, %s, %s FROM %s WHERE %s ORDER BY 1 LIMIT 1", s.rowText("f", key), fc, gc, join, diff)
+}
+
+// ValueDiff compares col's values of a and b as multisets.
+func (s std) ValueDiff(a, b engine.Table, col string) (count, first string) {
+	e := s.text(s.D.Ident(col))
+	only := fmt.Sprintf("SELECT %s AS v FROM %s EXCEPT ALL SELECT %s FROM %s", e, s.D.Table(a), e, s.D.Table(b))
+	return fmt.Sprintf("SELECT count(*) FROM (%s) x", only), "SELECT v FROM (" + only + ") x ORDER BY 1 LIMIT 1"
+}
+
+// RowDiff lists rows f has and g lacks, as multisets.
+func (s std) RowDiff(f, g engine.Table, key, cols []string, limit int) string {
+	k := s.D.String("")
+	if len(key) > 0 {
+		k = s.rowText("x", key)
+	}
+	r := s.rowText("x", cols)
+	return fmt.Sprintf("SELECT k, r FROM (SELECT %s AS k, %s AS r FROM %s x EXCEPT ALL SELECT %s, %s FROM %s x) d ORDER BY 1, 2 LIMIT %d",
+		k, r, s.D.Table(f), k, r, s.D.Table(g), limit)
+}
+
+// sqlFor is the engine's SQL: its own spelling where it differs, the
+// standard one elsewhere.
+func sqlFor(d Dialect) *engine.SQL {
+	s := std{engine.Standard{D: d}}
+	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
+		Inspect: s, Write: s, Cond: s, Temp: s, Ledger: d, Records: records{s.Standard},
+		Scratch: s, Diff: s}
+}
+
+// The SQL of MariaDB (and MySQL before 8.0.19), and of later MySQL.
+var (
+	sqlText     = sqlFor(Dialect{})
+	sqlRowAlias = sqlFor(Dialect{RowAlias: true})
+)

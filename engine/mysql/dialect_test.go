@@ -1,0 +1,32 @@
+package mysql
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// The ledger's upsert: MariaDB (and MySQL before 8.0.19) name the new row's
+// values with VALUES(), later MySQL with a row alias; which one is read
+// from the server's version at open.
+func TestUpsertSpellings(t *testing.T) {
+	tbl := engine.Table{Name: "idem_runs"}
+	cols, key := []string{"job", "run_id", "seq"}, []string{"job", "run_id"}
+	require.Equal(t, `INSERT INTO "idem_runs" ("job", "run_id", "seq") VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE "seq" = VALUES("seq")`,
+		Dialect{}.Upsert(tbl, cols, key))
+	require.Equal(t, `INSERT INTO "idem_runs" ("job", "run_id", "seq") VALUES (?, ?, ?) AS "new" ON DUPLICATE KEY UPDATE "seq" = "new"."seq"`,
+		Dialect{RowAlias: true}.Upsert(tbl, cols, key))
+	for version, want := range map[string]bool{
+		"10.11.19-MariaDB-0+deb12u1": false,
+		"11.4.2-MariaDB":             false,
+		"8.0.18":                     false,
+		"8.0.19":                     true,
+		"8.4.3":                      true,
+		"9.1.0":                      true,
+		"5.7.44-log":                 false,
+	} {
+		require.Equal(t, want, rowAlias(version), version)
+	}
+}

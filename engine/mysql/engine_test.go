@@ -1,0 +1,71 @@
+package mysql_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/engine/mysql"
+	"github.com/idemdata/idem/job"
+)
+
+const keyedMerge = `job: orders_merge
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [order_id, region]
+latest_by: updated_at
+`
+
+const mergeInput = "order_id,region,status,updated_at\n1,eu,placed,2026-11-28 08:00:00\n2,us,placed,2026-11-28 08:00:00\n"
+
+// A merge creates the unique index on the key with the table, and gives
+// it back to a table idem made that lost it; into a table idem did not make
+// and that has none, it is refused before anything changes, and the error
+// names the index to add. With the index added, it runs, and its counts
+// are exact.
+func TestMergeNeedsTheKeyIndex(t *testing.T) {
+	keys := func(e *enginetest.Env) []string {
+		return e.Query(`SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = 'sales' AND table_name = 'orders' AND non_unique = 0 ORDER BY 1, 2`)
+	}
+	e := enginetest.NewEnv(t, harness)
+	e.Write("in/2026-11-28.csv", mergeInput)
+	j := e.Job(keyedMerge)
+	e.MustRun(j, "2026-11-28")
+	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"}, keys(e))
+	e.Exec(`ALTER TABLE sales.orders DROP INDEX idem_key`)
+	e.Write("in/2026-11-29.csv", "order_id,region,status,updated_at\n1,eu,shipped,2026-11-29 08:00:00\n3,eu,placed,2026-11-29 08:00:00\n")
+	e.MustRun(j, "2026-11-29")
+	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"}, keys(e))
+
+	e = enginetest.NewEnv(t, harness)
+	e.Exec(`DROP DATABASE sales`, `CREATE DATABASE sales`, `CREATE TABLE sales.orders (order_id BIGINT, region VARCHAR(10), status TEXT, updated_at DATETIME)`,
+		`INSERT INTO sales.orders VALUES (1, 'eu', 'placed', TIMESTAMP '2026-11-28 08:00:00'), (2, 'us', 'placed', TIMESTAMP '2026-11-28 08:00:00')`)
+	e.Write("in/2026-11-29.csv", "order_id,region,status,updated_at\n1,eu,shipped,2026-11-29 08:00:00\n3,eu,placed,2026-11-29 08:00:00\n")
+	j = e.Job(keyedMerge)
+	before := e.Checksum("")
+	_, err := e.Run(j, "2026-11-29")
+	var je *job.Error
+	require.ErrorAs(t, err, &je)
+	require.Contains(t, err.Error(), `needs a unique index on its key [order_id region]`)
+	require.Contains(t, err.Error(), `ALTER TABLE "sales"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`)
+	require.Equal(t, before, e.Checksum(""), "nothing changed")
+	require.Empty(t, keys(e))
+
+	e.Exec(`ALTER TABLE "sales"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`)
+	r := e.MustRun(j, "2026-11-29")
+	require.Equal(t, int64(1), r.Inserted)
+	require.Equal(t, int64(1), r.Updated)
+	require.Equal(t, []string{"1|eu|shipped", "2|us|placed", "3|eu|placed"}, e.Rows("", "order_id", "region", "status"))
+}
+
+// The driver's DSN form inside a URL is a bad target, refused without
+// connecting and without the password.
+func TestURLWithDriverDSNIsRefused(t *testing.T) {
+	_, err := mysql.Open(t.Context(), "mysql://root:S3cr3t@tcp(h:3306)/w", time.Second)
+	require.ErrorIs(t, err, job.ErrURL)
+	require.NotContains(t, err.Error(), "S3cr3t")
+	require.Contains(t, err.Error(), "mysql://user@host:3306/database")
+}

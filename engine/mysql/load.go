@@ -1,0 +1,402 @@
+package mysql
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/source/filereader"
+)
+
+// Input files reach MySQL through LOAD DATA LOCAL INFILE from a reader the
+// driver streams (mysql.RegisterReaderHandler): the embedded DuckDB
+// (source/filereader) reads the files, as every engine's input is read,
+// and their rows are written as LOAD DATA text into a pipe, one batch of
+// rows in memory at a time. No file holds the whole input, and the
+// columns and types are DuckDB's, mapped to MySQL types (myType).
+
+// readerNames are the LOAD DATA reader names in use in this process: the
+// driver's registry is global, and a backfill loads several partitions at
+// once. Each load takes the lowest free number, so a run's SQL text is the
+// same every time (golden files, plans).
+var readerNames = struct {
+	sync.Mutex
+	used map[int]bool
+}{used: map[int]bool{}}
+
+func takeReaderName() (string, func()) {
+	readerNames.Lock()
+	defer readerNames.Unlock()
+	n := 1
+	for readerNames.used[n] {
+		n++
+	}
+	readerNames.used[n] = true
+	return fmt.Sprintf("idem_%d", n), func() {
+		readerNames.Lock()
+		delete(readerNames.used, n)
+		readerNames.Unlock()
+	}
+}
+
+// LoadFiles streams the input files into a new temporary table stage. It
+// runs on the pinned connection (tx is nil on this engine: staging comes
+// before the data transaction).
+func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput) error {
+	if len(in.Paths) == 0 {
+		return errors.New("no input files")
+	}
+	var q engine.Querier = d.conn
+	if tx != nil {
+		q = tx
+	}
+	rd, err := filereader.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	src, err := rd.Describe(ctx, in, myTypes{})
+	if err != nil {
+		return err
+	}
+	rec := func(s string) {
+		if in.Record != nil {
+			in.Record(s)
+		}
+	}
+	dl := Dialect{}
+	rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
+		"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
+
+	// Where the target exists, a staged column takes the target's exact
+	// type when that loses nothing (an INSERT would cast to it anyway);
+	// one that would lose or misread values keeps its own, so the runner
+	// reports the type change with both types.
+	var target map[string]string
+	if in.Target.Name != "" {
+		if target, err = columnTypes(ctx, q, in.Target, rec); err != nil {
+			return err
+		}
+	}
+	cols := src.Columns
+	types := make([]string, len(cols))
+	defs := make([]string, len(cols))
+	var later []int // columns to give the target's type if they hold no value
+	for i, c := range cols {
+		types[i] = c.Type
+		if t, ok := target[c.Name]; ok {
+			if engine.TypeChange(c.Name, c.Reader, t) == "" {
+				types[i] = t
+			} else {
+				later = append(later, i)
+			}
+		}
+		defs[i] = dl.Ident(c.Name) + " " + types[i]
+	}
+	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
+	rec(create)
+	if _, err := q.ExecContext(ctx, create); err != nil {
+		return fmt.Errorf("creating the staging table: %w", err)
+	}
+
+	// Values are sent as text, lines ending in a newline and \ escaping
+	// (the defaults, left unsaid: NO_BACKSLASH_ESCAPES would make '\n'
+	// two characters); BIT (boolean) columns go through a variable
+	// (LOAD DATA cannot read a BIT from text), converted by SET.
+	list := make([]string, len(cols))
+	var sets []string
+	for i, c := range cols {
+		list[i] = dl.Ident(c.Name)
+		if strings.HasPrefix(strings.ToUpper(types[i]), "BIT") {
+			v := fmt.Sprintf("@v%d", i)
+			list[i] = v
+			sets = append(sets, fmt.Sprintf("%s = CAST(%s AS UNSIGNED)", dl.Ident(c.Name), v))
+		}
+	}
+	name, free := takeReaderName()
+	defer free()
+	load := fmt.Sprintf(`LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' (%s)`,
+		name, dl.Ident(stage), strings.Join(list, ", "))
+	if len(sets) > 0 {
+		load += " SET " + strings.Join(sets, ", ")
+	}
+	rec(load)
+
+	rows, err := src.Rows(ctx)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	pr, pw := io.Pipe()
+	gomysql.RegisterReaderHandler(name, func() io.Reader { return pr })
+	defer gomysql.DeregisterReaderHandler(name)
+	kinds := make([]valueKind, len(cols))
+	for i, c := range cols {
+		kinds[i] = kindOf(c)
+	}
+	go func() { pw.CloseWithError(writeRows(pw, rows, kinds)) }()
+	_, err = q.ExecContext(ctx, load)
+	pr.CloseWithError(io.ErrClosedPipe) // stops the writer if the load ended early
+	if err != nil {
+		if lostConnection(err) != nil {
+			return err
+		}
+		return fmt.Errorf("loading the input: %w", err)
+	}
+	// With LOCAL, the server cannot stop the client's transfer, so it
+	// reports values a column cannot hold as warnings and goes on: any
+	// warning fails the load.
+	if err := loadWarnings(ctx, q); err != nil {
+		return err
+	}
+	return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+}
+
+// emptyToTarget gives the target's type to staged columns that kept their
+// own because it differs (text where the target has numbers), when they
+// hold no value at all: a column empty in a whole file is read as text,
+// and has nothing to lose.
+func emptyToTarget(ctx context.Context, q engine.Querier, stage string, cols []filereader.Column, later []int, target map[string]string, rec func(string)) error {
+	if len(later) == 0 {
+		return nil
+	}
+	dl := Dialect{}
+	counts := make([]string, len(later))
+	for i, c := range later {
+		counts[i] = "count(" + dl.Ident(cols[c].Name) + ")"
+	}
+	query := "SELECT " + strings.Join(counts, ", ") + " FROM " + dl.Ident(stage)
+	rec(query)
+	n := make([]int64, len(later))
+	ptrs := make([]any, len(later))
+	for i := range n {
+		ptrs[i] = &n[i]
+	}
+	if err := q.QueryRowContext(ctx, query).Scan(ptrs...); err != nil {
+		return err
+	}
+	var alter []string
+	for i, c := range later {
+		if n[i] == 0 {
+			alter = append(alter, "MODIFY COLUMN "+dl.Ident(cols[c].Name)+" "+target[cols[c].Name])
+		}
+	}
+	if len(alter) == 0 {
+		return nil
+	}
+	stmt := "ALTER TABLE " + dl.Ident(stage) + " " + strings.Join(alter, ", ")
+	rec(stmt)
+	_, err := q.ExecContext(ctx, stmt)
+	return err
+}
+
+// loadWarnings returns the first warning of the last statement as an
+// error, or nil.
+func loadWarnings(ctx context.Context, q engine.Querier) error {
+	rows, err := q.QueryContext(ctx, "SHOW WARNINGS LIMIT 1")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return err
+		}
+		return fmt.Errorf("loading the input: %s", msg)
+	}
+	return rows.Err()
+}
+
+// columnTypes returns a table's column types as MySQL spells them
+// (column_type: "bigint(20)", "decimal(12,2)"), or none if it does not
+// exist.
+func columnTypes(ctx context.Context, q engine.Querier, t engine.Table, rec func(string)) (map[string]string, error) {
+	query, args := "SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", []any{t.Name}
+	if t.Schema != "" {
+		query, args = "SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?", []any{t.Schema, t.Name}
+	}
+	rec(query)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types := map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, err
+		}
+		types[name] = strings.ToUpper(typ)
+	}
+	return types, rows.Err()
+}
+
+// myTypes is MySQL's side of the file reader.
+type myTypes struct{}
+
+func (myTypes) Type(duck string) (string, bool) { return myType(duck) }
+
+// CSVText: this engine always takes the rows path.
+func (myTypes) CSVText(string) bool { return false }
+
+var decimalRE = regexp.MustCompile(`^DECIMAL\((\d+),\s*(\d+)\)$`)
+
+// myType maps a DuckDB type to a MySQL type, and says whether values
+// travel as the reader's text.
+func myType(duck string) (string, bool) {
+	t := strings.ToUpper(duck)
+	switch t {
+	case "BOOLEAN":
+		return "BIT(1)", false
+	case "TINYINT", "UTINYINT", "SMALLINT":
+		return "SMALLINT", false
+	case "USMALLINT", "INTEGER":
+		return "INT", false
+	case "UINTEGER", "BIGINT":
+		return "BIGINT", false
+	case "UBIGINT":
+		return "DECIMAL(20,0)", false
+	case "HUGEINT", "UHUGEINT", "BIGNUM", "VARINT":
+		return "DECIMAL(39,0)", true
+	case "FLOAT":
+		return "FLOAT", false
+	case "DOUBLE":
+		return "DOUBLE", false
+	case "VARCHAR":
+		return "LONGTEXT", false
+	case "DATE":
+		return "DATE", false
+	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
+		return "DATETIME(6)", false
+	case "TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ":
+		// An instant: MySQL's TIMESTAMP (stored as UTC, 1970 to 2038).
+		// NULL, so the server never fills it with the current time.
+		return "TIMESTAMP(6) NULL", false
+	case "BLOB":
+		return "LONGBLOB", false
+	case "TIME":
+		return "TIME(6)", true
+	case "JSON":
+		return "JSON", true
+	}
+	if m := decimalRE.FindStringSubmatch(t); m != nil {
+		return "DECIMAL(" + m[1] + "," + m[2] + ")", false
+	}
+	if filereader.IsNested(t) {
+		return "JSON", true
+	}
+	return "LONGTEXT", true // UUID, INTERVAL, ENUM, BIT and the rest: their text
+}
+
+type valueKind int
+
+const (
+	kindOther valueKind = iota
+	kindDate
+	kindTimestamp
+)
+
+func kindOf(c filereader.Column) valueKind {
+	switch strings.ToUpper(c.Reader) {
+	case "DATE":
+		return kindDate
+	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ":
+		return kindTimestamp
+	}
+	return kindOther
+}
+
+// writeRows writes rows as LOAD DATA text: fields separated by commas,
+// text enclosed in double quotes with \ escaping, NULL as \N.
+func writeRows(w io.Writer, rows *filereader.Rows, kinds []valueKind) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf []byte
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		buf = buf[:0]
+		for i, v := range vals {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendValue(buf, v, kinds[i])
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func appendValue(buf []byte, v any, k valueKind) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(buf, `\N`...)
+	case int64:
+		return strconv.AppendInt(buf, x, 10)
+	case uint64:
+		return strconv.AppendUint(buf, x, 10)
+	case float64:
+		return strconv.AppendFloat(buf, x, 'g', -1, 64)
+	case float32:
+		return strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
+	case bool:
+		if x {
+			return append(buf, '1')
+		}
+		return append(buf, '0')
+	case filereader.Decimal:
+		return append(buf, x.String()...)
+	case *big.Int:
+		return append(buf, x.String()...)
+	case time.Time:
+		if k == kindDate {
+			return x.AppendFormat(buf, "2006-01-02")
+		}
+		return x.UTC().AppendFormat(buf, "2006-01-02 15:04:05.999999")
+	case string:
+		return appendQuoted(buf, x)
+	case []byte:
+		return appendQuoted(buf, string(x))
+	}
+	return appendQuoted(buf, fmt.Sprint(v))
+}
+
+// appendQuoted encloses s in double quotes, escaping the quote, the
+// escape character and NUL.
+func appendQuoted(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case 0:
+			buf = append(buf, '\\', '0')
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return append(buf, '"')
+}

@@ -1,0 +1,150 @@
+package mysql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemdata/idem/engine"
+)
+
+// MySQL has no MERGE. The merge is planned, then applied with one
+// statement per action (UPDATE … JOIN, DELETE … JOIN, INSERT … SELECT),
+// each repeating the row-order guard, so no statement writes a row its
+// staged row does not precede.
+
+func keyJoin(d Dialect, key []string, s, t string) string {
+	conds := make([]string, len(key))
+	for i, k := range key {
+		conds[i] = fmt.Sprintf("%s.%s = %s.%s", t, d.Ident(k), s, d.Ident(k))
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// byDelete picks the action for a winning staged row.
+func byDelete(d Dialect, m engine.MergeSpec, ifDelete, ifLive string) string {
+	if m.DeleteWhen == "" {
+		return d.String(ifLive)
+	}
+	return fmt.Sprintf("CASE WHEN coalesce(s.%s, false) THEN %s ELSE %s END", d.Ident(m.DeleteWhen), d.String(ifDelete), d.String(ifLive))
+}
+
+// Tombstones creates the tombstone table with the target's columns and a
+// unique key on the key (MariaDB indexes text keys by hash).
+func (d Dialect) Tombstones(m engine.MergeSpec) []string {
+	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (UNIQUE KEY idem_key (%s)) AS SELECT * FROM %s LIMIT 0",
+		d.Table(m.Tombstones), d.Idents(m.Key), d.Table(m.Target))}
+}
+
+// MergePlan classifies each staged row against the key's current row: the
+// target's live row, else its tombstone.
+func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
+	k := d.Ident(m.Key[0])
+	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
+		k, engine.Precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), d.String(engine.MergeSkip))
+	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), d.Table(m.Target), keyJoin(d, m.Key, "s", "t"))
+	if m.Tombstones.Name != "" {
+		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
+			k, engine.Precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), d.String(engine.MergeSkip))
+		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
+	}
+	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS SELECT s.*, CASE\n%s  ELSE %s END AS %s\n%s",
+		d.Ident(plan), cases, byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeInsert), d.Ident(action), from)
+}
+
+// Merge applies a plan: the matched keys' updates, then their deletes;
+// with tombstones, forgetting those a live row won over and writing the
+// deletes; then the new keys. Every statement binds loaded_at (when the
+// job has one) exactly once, in a derived table p: the runner binds it to
+// each statement, and MySQL's parameters are positional.
+func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
+	isKey := map[string]bool{}
+	for _, k := range m.Key {
+		isKey[k] = true
+	}
+	param, loaded := "", ""
+	if m.LoadedAt != "" {
+		param, loaded = "\nJOIN (SELECT ? AS v) AS p", "p.v"
+	}
+	var set, cols, vals []string
+	for _, c := range m.Cols {
+		cols = append(cols, d.Ident(c.Name))
+		vals = append(vals, "s."+d.Ident(c.Name))
+		if !isKey[c.Name] {
+			set = append(set, fmt.Sprintf("t.%s = s.%s", d.Ident(c.Name), d.Ident(c.Name)))
+		}
+	}
+	if m.LoadedAt != "" {
+		set = append(set, "t."+d.Ident(m.LoadedAt)+" = "+loaded)
+		cols = append(cols, d.Ident(m.LoadedAt))
+		vals = append(vals, loaded)
+	}
+	if len(set) == 0 { // every column is key: nothing to update but the key itself
+		set = append(set, fmt.Sprintf("t.%s = s.%s", d.Ident(m.Key[0]), d.Ident(m.Key[0])))
+	}
+	a := "s." + d.Ident(action)
+	is := func(actions ...string) string {
+		lits := make([]string, len(actions))
+		for i, x := range actions {
+			lits[i] = d.String(x)
+		}
+		return a + " IN (" + strings.Join(lits, ", ") + ")"
+	}
+	// A target's update assigns every column from the staged row, all
+	// read before any is written (a multi-table UPDATE's WHERE is decided
+	// first), so the guard sees the old row.
+	stmts := []string{
+		fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s%s\nSET %s\nWHERE %s AND %s",
+			d.Table(m.Target), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param, strings.Join(set, ", "),
+			is(engine.MergeUpdate), engine.Precedes(d, m, "s", "t")),
+		fmt.Sprintf("DELETE t FROM %s AS t\nJOIN %s AS s ON %s%s\nWHERE %s AND %s",
+			d.Table(m.Target), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param,
+			is(engine.MergeDelete), engine.Precedes(d, m, "s", "t")),
+	}
+	if m.Tombstones.Name != "" {
+		stmts = append(stmts,
+			fmt.Sprintf("DELETE t FROM %s AS t\nJOIN %s AS s ON %s%s\nWHERE %s AND %s",
+				d.Table(m.Tombstones), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param,
+				is(engine.MergeReinsert), engine.Precedes(d, m, "s", "t")),
+			fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s%s\nSET %s\nWHERE %s AND %s",
+				d.Table(m.Tombstones), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param, strings.Join(set, ", "),
+				is(engine.MergeDelete, engine.MergeDeleteAbsent), engine.Precedes(d, m, "s", "t")),
+			fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nLEFT JOIN %s AS t ON %s\nWHERE %s AND t.%s IS NULL",
+				d.Table(m.Tombstones), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), param,
+				d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "t"),
+				is(engine.MergeDelete, engine.MergeDeleteAbsent), d.Ident(m.Key[0])))
+	}
+	inserted := []string{engine.MergeInsert}
+	if m.Tombstones.Name != "" {
+		inserted = append(inserted, engine.MergeReinsert)
+	}
+	return append(stmts, fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nWHERE %s",
+		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), param, is(inserted...)))
+}
+
+var _ engine.KeyIndexer = (*DB)(nil)
+
+// KeyIndex finds a unique index (or the primary key) on exactly the key's
+// columns, none of them indexed by a prefix only.
+func (d *DB) KeyIndex(t engine.Table, key []string) (string, []any) {
+	dl := Dialect{}
+	names := make([]string, len(key))
+	for i, k := range key {
+		names[i] = dl.String(k)
+	}
+	schema, args := "DATABASE()", []any{t.Name}
+	if t.Schema != "" {
+		schema, args = "?", []any{t.Schema, t.Name}
+	}
+	return fmt.Sprintf(`SELECT 1 FROM information_schema.statistics
+WHERE table_schema = %s AND table_name = ? AND non_unique = 0
+GROUP BY index_name
+HAVING count(*) = %d AND sum(column_name IN (%s) AND sub_part IS NULL) = %d
+LIMIT 1`, schema, len(key), strings.Join(names, ", "), len(key)), args
+}
+
+// CreateKeyIndex adds the unique key idem_key (MariaDB indexes text
+// columns by a hash of the whole value).
+func (d *DB) CreateKeyIndex(t engine.Table, key []string) string {
+	dl := Dialect{}
+	return fmt.Sprintf("ALTER TABLE %s ADD UNIQUE KEY %s (%s)", dl.Table(t), dl.Ident("idem_key"), dl.Idents(key))
+}

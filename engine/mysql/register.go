@@ -1,0 +1,37 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+)
+
+func init() {
+	engine.Register("mysql", engine.Driver{
+		Name:              "mysql",
+		Form:              "mysql://…",
+		Example:           "mysql://user@127.0.0.1:3306/warehouse",
+		ConcurrentWriters: true,
+		Open:              openTarget,
+	})
+}
+
+// openTarget connects to a mysql:// URL (the whole URL is the location).
+func openTarget(ctx context.Context, url string, o engine.OpenOptions) (engine.DB, error) {
+	var db *DB
+	var err error
+	if o.ReadOnly {
+		db, err = OpenReadOnly(ctx, url, o.LockTimeout)
+	} else {
+		db, err = Open(ctx, url, o.LockTimeout)
+	}
+	if errors.Is(err, job.ErrURL) {
+		return nil, engine.BadTarget(err)
+	}
+	if err != nil { // a nil *DB must not become a non-nil engine.DB
+		return nil, err
+	}
+	return db, nil
+}
