@@ -19,7 +19,8 @@ type run struct {
 	ctx  context.Context // for WaitAt and readError only; steps take their own ctx
 	db   engine.DB
 	sql  *engine.SQL
-	swap engine.Swapper // set when the engine's DDL commits the open transaction
+	swap engine.Swapper            // set when the engine's DDL commits the open transaction
+	xchg engine.PartitionExchanger // set when the engine swaps partitions instead (no transactions)
 	job  *job.Job
 	w    job.Window
 	opts Options
@@ -43,6 +44,7 @@ type run struct {
 	src        string          // stageTable, or dedupTable when de-duplicated
 	merge      engine.MergeSpec
 	built      engine.Table // with swap: the table built to replace the target, or zero
+	exch       engine.Table // with xchg: the table the partition is built in, or zero
 	replaces   bool         // the built table replaces an existing target
 	unlock     func()       // with swap: releases the run's lock
 }
@@ -93,6 +95,9 @@ func (r *run) steps() []step {
 		{name: "check ledger", do: r.checkLedger},
 		{name: "inspect target", do: r.inspectTarget},
 	}
+	if r.xchg != nil && r.job.Strategy != job.StrategyMerge {
+		steps = append(steps, step{name: "check partition key", do: r.checkPartitionKey})
+	}
 	// Files are fingerprinted from their bytes before anything is read into
 	// the database, so a skipped run reads nothing; a query's rows can only
 	// be fingerprinted once staged.
@@ -123,10 +128,14 @@ func (r *run) steps() []step {
 		} else {
 			steps = append(steps, shape, place)
 		}
-		steps = append(steps,
-			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
-			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite},
-			step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
+		if r.xchg != nil {
+			steps = append(steps, r.exchangeSteps()...)
+		} else {
+			steps = append(steps,
+				step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
+				step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite})
+		}
+		steps = append(steps, step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
 	}
 	// The ledger is created only now: everything a run can refuse has been
 	// checked by here, and a refused run leaves no ledger behind.
@@ -235,6 +244,11 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error) {
 	if err != nil && r.built.Name != "" {
 		if _, derr := r.s.exec(ctx, r.swap.Drop(r.built)); derr != nil {
 			r.log.Warn("dropping the built table", "table", r.built.Name, "err", derr)
+		}
+	}
+	if r.exch.Name != "" {
+		if _, derr := r.s.exec(ctx, r.swap.Drop(r.exch)); derr != nil {
+			r.log.Warn("dropping the partition's exchange table", "table", r.exch.Name, "err", derr)
 		}
 	}
 }
@@ -457,7 +471,10 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 		return nil
 	}
 	create := !r.exists && r.res.RowsIn > 0
-	if r.swap != nil && (create || len(r.newCols) > 0) {
+	// Without transactions, a merge is applied to a copy of the target
+	// swapped in whole.
+	copyMerge := r.xchg != nil && r.exists && r.job.Strategy == job.StrategyMerge && r.res.RowsIn > 0
+	if r.swap != nil && (create || len(r.newCols) > 0 || copyMerge) {
 		return r.build(ctx)
 	}
 	if err := r.addColumns(ctx); err != nil {
@@ -547,7 +564,7 @@ func (r *run) build(ctx context.Context) (err error) {
 	if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
 		return err
 	}
-	for _, q := range r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt) {
+	for _, q := range r.createTable(r.built) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}
