@@ -350,11 +350,11 @@ type FileResolver interface {
 	ResolveFiles(ctx context.Context, q Querier, in FileInput) (FileInput, error)
 }
 
-// IsFloat reports whether a column type, as either engine spells it, is
+// IsFloat reports whether a column type, as any engine spells it, is
 // binary floating point.
 func IsFloat(sqlType string) bool {
-	switch strings.ToUpper(strings.TrimSpace(sqlType)) {
-	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DOUBLE", "DOUBLE PRECISION":
+	switch strings.ToUpper(unwrap(sqlType)) {
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT32", "FLOAT64":
 		return true
 	}
 	return false

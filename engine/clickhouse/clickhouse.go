@@ -11,6 +11,7 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -68,10 +69,17 @@ var (
 	_ engine.FileLoader         = (*DB)(nil)
 )
 
-// connectArgs are server settings: MergeTree tables created in the
-// folder keep the block number and offset columns lightweight UPDATE
+// serverConfig is the configuration every session on a folder starts
+// with (written once to the temporary folder, not the target's): MergeTree tables created
+// there keep the block number and offset columns that lightweight UPDATE
 // needs (UPDATE … SET … WHERE, on tables users create there too).
-var connectArgs = []string{"--", "--merge_tree.enable_block_number_column=1", "--merge_tree.enable_block_offset_column=1"}
+const serverConfig = `<clickhouse>
+  <merge_tree>
+    <enable_block_number_column>1</enable_block_number_column>
+    <enable_block_offset_column>1</enable_block_offset_column>
+  </merge_tree>
+</clickhouse>
+`
 
 // settings are every session's (see Dialect).
 var settings = []string{
@@ -82,6 +90,9 @@ var settings = []string{
 	"SET final = 1",
 	"SET mutations_sync = 2",
 	"SET lightweight_deletes_sync = 2",
+	// The profilers signal threads (SIGUSR1, SIGUSR2) in a Go process.
+	"SET query_profiler_real_time_period_ns = 0",
+	"SET query_profiler_cpu_time_period_ns = 0",
 }
 
 // Open opens (or creates) the chDB folder at path. One process holds a
@@ -129,7 +140,11 @@ func connect(ctx context.Context, path string, lockTimeout time.Duration) (*chdb
 			return nil, err
 		}
 		if !held {
-			s, err := chdb.Connect(path, connectArgs...)
+			cfg, err := configFile()
+			if err != nil {
+				return nil, err
+			}
+			s, err := chdb.Connect(path, "--config-file="+cfg)
 			if err == nil {
 				for _, q := range settings {
 					if _, err := s.Query(q, "TabSeparated"); err != nil {
@@ -150,6 +165,30 @@ func connect(ctx context.Context, path string, lockTimeout time.Duration) (*chdb
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// configFile writes serverConfig, once per machine, to a file named after
+// its content in the temporary folder (written aside and renamed, so a
+// process never reads a half-written one).
+func configFile() (string, error) {
+	sum := sha256.Sum256([]byte(serverConfig))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("idem-chdb-%x.xml", sum[:6]))
+	if b, err := os.ReadFile(path); err == nil && string(b) == serverConfig {
+		return path, nil
+	}
+	f, err := os.CreateTemp(os.TempDir(), "idem-chdb-*.part")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(serverConfig)
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing chDB's configuration: %w", err)
+	}
+	return path, nil
 }
 
 // Conn is the pinned connection.

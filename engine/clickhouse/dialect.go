@@ -214,6 +214,13 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 // target; join_use_nulls makes the missing side NULL) in a session table.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
 	q := engine.StandardMergePlan(d, plan, src, action, m)
+	// ClickHouse names the columns s.* selects "s.col" in a join: each
+	// is named as itself.
+	cols := make([]string, len(m.Cols))
+	for i, c := range m.Cols {
+		cols[i] = "s." + d.Ident(c.Name) + " AS " + d.Ident(c.Name)
+	}
+	q = strings.Replace(q, "SELECT s.*, ", "SELECT "+strings.Join(cols, ", ")+", ", 1)
 	return strings.Replace(q, "CREATE TEMP TABLE ", "CREATE TEMPORARY TABLE ", 1)
 }
 

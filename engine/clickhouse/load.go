@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/duckdb"
 	"github.com/idemdata/idem/source/filereader"
 )
 
@@ -111,3 +112,24 @@ func (chTypes) Type(reader string) (string, bool) {
 
 // CSVText: the rows always travel as Parquet.
 func (chTypes) CSVText(string) bool { return false }
+
+// CheckType reports whether a `columns:` type can be used: ClickHouse
+// knows it (it is staged as written), or the reader does (DuckDB's names,
+// mapped by chTypes).
+func (d *DB) CheckType(ctx context.Context, typ string) error {
+	_, err := d.conn.ExecContext(ctx, "SELECT CAST(NULL AS Nullable("+typ+"))")
+	if err == nil {
+		return nil
+	}
+	reader, rerr := sql.Open("duckdb", "")
+	if rerr != nil {
+		return rerr
+	}
+	defer reader.Close()
+	if duckdb.KnowsType(ctx, reader, typ) {
+		return nil
+	}
+	return err
+}
+
+var _ engine.TypeChecker = (*DB)(nil)

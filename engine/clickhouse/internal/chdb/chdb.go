@@ -73,7 +73,8 @@ func Load() error {
 			loadErr = err
 			return
 		}
-		lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		var lib uintptr
+		keepGoSignals(func() { lib, err = purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL) })
 		if err != nil {
 			loadErr = fmt.Errorf("loading %s: %w", path, err)
 			return
@@ -106,7 +107,8 @@ func Connect(path string, args ...string) (*Session, error) {
 		b := append([]byte(s), 0)
 		cargv[i] = &b[0]
 	}
-	conn := chdbConnect(len(cargv), cargv)
+	var conn *connection
+	keepGoSignals(func() { conn = chdbConnect(len(cargv), cargv) })
 	if conn == nil {
 		return nil, fmt.Errorf("chdb: could not open a session on %s", path)
 	}
