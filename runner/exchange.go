@@ -17,6 +17,68 @@ import (
 // loads the same rows again and converges. A run that must create or
 // reshape the target builds the whole table instead (build, swapIn).
 
+// exchange runs the data steps of a run on an engine without transactions
+// (its BEGIN and COMMIT mark where other engines' are, and do nothing):
+// the writes, the swap, and only then the ledger row, so that the ledger
+// never records a run whose data is not in place. A crash or interrupt
+// before the swap leaves the target as it was; from the swap on, the run
+// finishes even if interrupted (stopping would leave the new data without
+// its ledger row, and a message saying the target is unchanged), and the
+// crash points after it (after_write on a partition run, before_commit,
+// after_commit) find the new data in place.
+func (r *run) exchange(ctx context.Context, data []step) (err error) {
+	var writes, ledger []step
+	for _, st := range data {
+		if st.name == "write ledger" {
+			ledger = append(ledger, st)
+		} else {
+			writes = append(writes, st)
+		}
+	}
+	r.s.mark(KindBegin, "BEGIN")
+	// Not bound to ctx: database/sql would end it when ctx is cancelled,
+	// and an interrupt after the swap must not stop the run.
+	if r.tx, err = r.db.Begin(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	r.s.q = r.tx
+	for _, st := range writes {
+		if err := st.do(ctx); err != nil {
+			r.s.mark(KindRollback, "ROLLBACK")
+			r.tx.Rollback()
+			r.s.q = r.db.Conn()
+			return err
+		}
+		if r.swapped {
+			ctx = context.WithoutCancel(ctx)
+		}
+		r.crash(st.crash)
+	}
+	r.s.q = r.db.Conn()
+	if r.built.Name != "" && r.opts.plan == nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	if err := r.swapIn(ctx); err != nil {
+		return err
+	}
+	if r.opts.plan != nil { // a plan writes no ledger row: nothing rolls it back here
+		r.s.mark(KindRollback, "ROLLBACK")
+		r.res.Action = ActionLoaded
+		return r.tx.Rollback()
+	}
+	if err := r.runSteps(ctx, ledger); err != nil {
+		return err
+	}
+	r.crash(CrashBeforeCommit)
+	r.s.mark(KindCommit, "COMMIT")
+	if err := r.tx.Commit(); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	r.crash(CrashAfterCommit)
+	r.res.Action = ActionLoaded
+	return nil
+}
+
 // exchangeSteps replace delete and insert: the exchange table is filled
 // before the data phase (its crash point is the one after a delete), and
 // the swap is the data phase's write.
@@ -175,6 +237,7 @@ func (r *run) replacePartition(ctx context.Context) error {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("replacing partition %s: %w", r.w.Label, err)
 		}
+		r.swapped = true
 	}
 	return nil
 }

@@ -45,6 +45,7 @@ type run struct {
 	merge      engine.MergeSpec
 	built      engine.Table // with swap: the table built to replace the target, or zero
 	exch       engine.Table // with xchg: the table the partition is built in, or zero
+	swapped    bool         // with xchg: the partition is in place
 	replaces   bool         // the built table replaces an existing target
 	unlock     func()       // with swap: releases the run's lock
 }
@@ -197,6 +198,9 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 		}
 		return err
 	}
+	if r.xchg != nil {
+		return r.exchange(ctx, data)
+	}
 	r.s.mark(KindBegin, "BEGIN")
 	if r.tx, err = r.db.Begin(ctx); err != nil {
 		return err
@@ -205,6 +209,7 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 	if err := r.runSteps(ctx, data); err != nil {
 		r.s.mark(KindRollback, "ROLLBACK")
 		r.tx.Rollback()
+		r.s.q = r.db.Conn() // the cleanup runs on the connection
 		return err
 	}
 	// The cleanup runs after the commit here, so the crash point named

@@ -221,7 +221,17 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 		cols[i] = "s." + d.Ident(c.Name) + " AS " + d.Ident(c.Name)
 	}
 	q = strings.Replace(q, "SELECT s.*, ", "SELECT "+strings.Join(cols, ", ")+", ", 1)
-	return strings.Replace(q, "CREATE TEMP TABLE ", "CREATE TEMPORARY TABLE ", 1)
+	return strings.Replace(q, "CREATE TEMP TABLE "+d.Ident(plan)+" AS ", "CREATE OR REPLACE TABLE "+d.planTable(plan)+" ENGINE = Memory AS ", 1)
+}
+
+// planTable is where the merge plan lives: a Memory table in the
+// session's database, not a temporary one, since the lightweight DELETEs
+// of Merge run as mutations, outside the session, and read it there. The
+// run's temporary-table cleanup (DROP TABLE IF EXISTS "plan") drops it
+// (a temporary table of that name would come first; there is none); a
+// crashed run's is replaced by the next.
+func (d Dialect) planTable(plan string) string {
+	return d.Table(engine.Table{Schema: "default", Name: plan})
 }
 
 // Merge applies a plan without MERGE, which ClickHouse lacks: the keys
@@ -247,7 +257,7 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 		return fmt.Sprintf("%s IN (%s)", d.Ident(action), strings.Join(lits, ", "))
 	}
 	keysOf := func(actions ...string) string {
-		return fmt.Sprintf("(%s) IN (SELECT %s FROM %s WHERE %s)", keys, keys, d.Ident(plan), where(actions...))
+		return fmt.Sprintf("(%s) IN (SELECT %s FROM %s WHERE %s)", keys, keys, d.planTable(plan), where(actions...))
 	}
 	stmts := []string{fmt.Sprintf("DELETE FROM %s WHERE %s", d.Table(m.Target), keysOf(engine.MergeUpdate, engine.MergeDelete))}
 	if m.Tombstones.Name != "" {
