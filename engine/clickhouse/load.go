@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/duckdb"
+	"github.com/idemdata/idem/source"
 	"github.com/idemdata/idem/source/filereader"
 )
 
@@ -80,7 +81,96 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	if _, err := ex.ExecContext(ctx, ins); err != nil {
 		return fmt.Errorf("loading the staged rows: %w", err)
 	}
+	if in.Target.Name != "" {
+		return toTargetTypes(ctx, ex, stage, in.Target, rec)
+	}
 	return nil
+}
+
+// toTargetTypes converts the staged columns to the existing target's
+// types, as an INSERT into it would, but strictly: a value the target's
+// type cannot hold (an unparsable date, an integer out of range) is an
+// error, which the runner locates by file and line. ClickHouse's own
+// conversions would turn it into NULL, or wrap it around.
+func toTargetTypes(ctx context.Context, q engine.Querier, stage string, target engine.Table, rec func(string)) error {
+	d := Dialect{}
+	exists, args := d.TableExists(target)
+	var one int
+	if err := q.QueryRowContext(ctx, exists, args...).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	targetCols, err := columnTypes(ctx, q, d.Table(target))
+	if err != nil {
+		return err
+	}
+	want := map[string]string{}
+	for _, c := range targetCols {
+		want[c.Name] = c.Type
+	}
+	have, err := columnTypes(ctx, q, d.Ident(stage))
+	if err != nil {
+		return err
+	}
+	for _, c := range have {
+		// Only the kinds the runner can locate a bad value of (integers,
+		// dates, timestamps); other changes are the runner's to refuse.
+		typ, ok := want[c.Name]
+		if !ok || typ == c.Type || source.KindOfType(typ) == source.KindOther {
+			continue
+		}
+		check := fmt.Sprintf("SELECT toString(%s) FROM %s WHERE %s IS NOT NULL AND %s LIMIT 1",
+			d.Ident(c.Name), d.Ident(stage), d.Ident(c.Name), unreadable(d.Ident(c.Name), c.Type, typ))
+		rec(check)
+		var bad string
+		switch err := q.QueryRowContext(ctx, check).Scan(&bad); {
+		case err == nil:
+			return fmt.Errorf("column %q: %q cannot be read as %s, the target's type", c.Name, bad, typ)
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		alter := fmt.Sprintf("ALTER TABLE %s MODIFY COLUMN %s %s", d.Ident(stage), d.Ident(c.Name), typ)
+		rec(alter)
+		if _, err := q.ExecContext(ctx, alter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unreadable holds when col's value (of type from) is no value of type to.
+// Text read as a date must read back as itself: ClickHouse reads
+// 2024-13-45 as 1900-01-01.
+func unreadable(col, from, to string) string {
+	d := Dialect{}
+	if BaseType(from) == "String" {
+		switch source.KindOfType(to) {
+		case source.KindDate:
+			return fmt.Sprintf("toString(toDate32OrNull(%s)) IS DISTINCT FROM trim(%s)", col, col)
+		case source.KindTimestamp:
+			return fmt.Sprintf("parseDateTime64BestEffortOrNull(%s, 6, 'UTC') IS NULL", col)
+		}
+	}
+	return fmt.Sprintf("accurateCastOrNull(%s, %s) IS NULL", col, d.String(BaseType(to)))
+}
+
+// columnTypes reads a table's columns and their types.
+func columnTypes(ctx context.Context, q engine.Querier, table string) ([]engine.Column, error) {
+	rows, err := q.QueryContext(ctx, "SELECT * FROM "+table+" LIMIT 0")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]engine.Column, len(types))
+	for i, t := range types {
+		cols[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+	}
+	return cols, nil
 }
 
 // chTypes maps the reader's (DuckDB's) types to ClickHouse's: every column
