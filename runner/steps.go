@@ -256,6 +256,11 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error) {
 			r.log.Warn("dropping the partition's exchange table", "table", r.exch.Name, "err", derr)
 		}
 	}
+	// A failed plan on an engine without transactions ends, as elsewhere,
+	// by saying that nothing stays.
+	if r.xchg != nil && r.opts.plan != nil && err != nil && !errors.Is(err, errSkipped) {
+		r.s.mark(KindRollback, "ROLLBACK")
+	}
 }
 
 // runSteps runs steps in order, each followed by its crash point.
