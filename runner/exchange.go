@@ -42,17 +42,8 @@ func (r *run) exchange(ctx context.Context, data []step) (err error) {
 		return err
 	}
 	r.s.q = r.tx
-	for _, st := range writes {
-		if err := st.do(ctx); err != nil {
-			r.s.mark(KindRollback, "ROLLBACK")
-			r.tx.Rollback()
-			r.s.q = r.db.Conn()
-			return err
-		}
-		if r.swapped {
-			ctx = context.WithoutCancel(ctx)
-		}
-		r.crash(st.crash)
+	if ctx, err = r.runWrites(ctx, writes); err != nil {
+		return err
 	}
 	r.s.q = r.db.Conn()
 	if r.built.Name != "" && r.opts.plan == nil {
@@ -77,6 +68,24 @@ func (r *run) exchange(ctx context.Context, data []step) (err error) {
 	r.crash(CrashAfterCommit)
 	r.res.Action = ActionLoaded
 	return nil
+}
+
+// runWrites runs the data steps before the ledger row; once the partition
+// is swapped in, the rest runs whatever happens to ctx (the returned one).
+func (r *run) runWrites(ctx context.Context, writes []step) (context.Context, error) {
+	for _, st := range writes {
+		if err := st.do(ctx); err != nil {
+			r.s.mark(KindRollback, "ROLLBACK")
+			r.tx.Rollback()
+			r.s.q = r.db.Conn()
+			return ctx, err
+		}
+		if r.swapped {
+			ctx = context.WithoutCancel(ctx)
+		}
+		r.crash(st.crash)
+	}
+	return ctx, nil
 }
 
 // exchangeSteps replace delete and insert: the exchange table is filled

@@ -123,20 +123,7 @@ func (r *run) steps() []step {
 			step{name: "merge matched keys", phase: phaseData, do: r.mergeMatched, crash: CrashAfterDelete},
 			step{name: "merge the rest", phase: phaseData, do: r.mergeRest, crash: CrashAfterWrite})
 	} else {
-		place := step{name: "place rows", do: r.placeStep}
-		if r.swap != nil { // refuse before building a table that would outlive the run
-			steps = append(steps, place, shape)
-		} else {
-			steps = append(steps, shape, place)
-		}
-		if r.xchg != nil {
-			steps = append(steps, r.exchangeSteps()...)
-		} else {
-			steps = append(steps,
-				step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
-				step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite})
-		}
-		steps = append(steps, step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
+		steps = append(steps, r.partitionSteps(shape)...)
 	}
 	// The ledger is created only now: everything a run can refuse has been
 	// checked by here, and a refused run leaves no ledger behind.
@@ -144,6 +131,26 @@ func (r *run) steps() []step {
 		step{name: "ensure ledger", do: r.ensureLedger},
 		step{name: "write ledger", phase: phaseData, do: r.writeLedger},
 		step{name: "drop staging", phase: phaseCleanup, do: r.dropStaging, crash: CrashBeforeCommit})
+}
+
+// partitionSteps are the partition strategy's steps from shaping the
+// target to its checksum.
+func (r *run) partitionSteps(shape step) []step {
+	var steps []step
+	place := step{name: "place rows", do: r.placeStep}
+	if r.swap != nil { // refuse before building a table that would outlive the run
+		steps = append(steps, place, shape)
+	} else {
+		steps = append(steps, shape, place)
+	}
+	if r.xchg != nil {
+		steps = append(steps, r.exchangeSteps()...)
+	} else {
+		steps = append(steps,
+			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
+			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite})
+	}
+	return append(steps, step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
 }
 
 // do runs one partition: the same steps for every engine, in one
