@@ -40,3 +40,7 @@ var harness = enginetest.Harness{
 func TestConformance(t *testing.T) {
 	enginetest.Run(t, harness)
 }
+
+func TestGoldenSQL(t *testing.T) {
+	enginetest.Golden(t, harness, "clickhouse")
+}
