@@ -74,7 +74,7 @@ func Load() error {
 			return
 		}
 		var lib uintptr
-		keepGoSignals(func() { lib, err = purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL) })
+		keepGoSignals(func() { lib, err = openLib(path) })
 		if err != nil {
 			loadErr = fmt.Errorf("loading %s: %w", path, err)
 			return
