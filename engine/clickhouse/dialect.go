@@ -357,5 +357,5 @@ var sqlText = func() *engine.SQL {
 	rec := records{std}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: std, Write: std, Cond: std, Temp: rec, Ledger: d, Records: rec,
-		Scratch: rec, Diff: std}
+		Scratch: rec, Diff: differ{d}}
 }()
