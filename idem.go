@@ -16,9 +16,10 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine"
-	_ "github.com/idemdata/idem/engine/duckdb"   // registers duckdb:
-	_ "github.com/idemdata/idem/engine/mysql"    // registers mysql://
-	_ "github.com/idemdata/idem/engine/postgres" // registers postgres:// and postgresql://
+	_ "github.com/idemdata/idem/engine/clickhouse" // registers chdb: (libchdb.so is loaded at open)
+	_ "github.com/idemdata/idem/engine/duckdb"     // registers duckdb:
+	_ "github.com/idemdata/idem/engine/mysql"      // registers mysql://
+	_ "github.com/idemdata/idem/engine/postgres"   // registers postgres:// and postgresql://
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/lint"
 	"github.com/idemdata/idem/runner"

@@ -350,11 +350,11 @@ type FileResolver interface {
 	ResolveFiles(ctx context.Context, q Querier, in FileInput) (FileInput, error)
 }
 
-// IsFloat reports whether a column type, as either engine spells it, is
+// IsFloat reports whether a column type, as any engine spells it, is
 // binary floating point.
 func IsFloat(sqlType string) bool {
-	switch strings.ToUpper(strings.TrimSpace(sqlType)) {
-	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DOUBLE", "DOUBLE PRECISION":
+	switch strings.ToUpper(unwrap(sqlType)) {
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT32", "FLOAT64":
 		return true
 	}
 	return false
@@ -431,6 +431,44 @@ type KeyIndexer interface {
 
 // BuildSuffix names the table a Swapper run builds to replace a target.
 const BuildSuffix = "__idem_build"
+
+// PartitionExchanger is an optional DB ability of a Swapper engine that
+// has no transactions at all but puts one partition of a table in place in
+// one atomic step (ClickHouse). The targets of the partition strategy it
+// creates are partitioned by the job's grain (PartitionBy); a partition
+// run builds, beside the target, a table holding the partition's new rows
+// (BuildPartition, then the rows), and swaps it in (ReplacePartition); a
+// merge run applies the merge to a copy of the target built beside it and
+// swaps the whole table in (Swap). The ledger row is written after the
+// swap: a crash between the two leaves the new partition and no ledger
+// row, and the next run loads it again.
+type PartitionExchanger interface {
+	Swapper
+	// PartitionBy is the partition key the target of a partition job
+	// needs: the start of the quoted column col's partition of unit (hour,
+	// day, month), instants read in zone. Applied to a literal, it is the
+	// partition's value.
+	PartitionBy(col string, k TimeKind, unit, zone string) string
+	// PartitionKey selects one row: t's partition key as the database
+	// shows it ("" for none). args are bound.
+	PartitionKey(t Table) (string, []any)
+	// SameKey reports whether a key PartitionKey read is want.
+	SameKey(have, want string) bool
+	// CreatePartitioned creates target with stage's columns (and
+	// loadedAt, when given) and no rows, partitioned by partitionBy.
+	CreatePartitioned(target Table, stage, loadedAt, partitionBy string) []string
+	// BuildPartition creates x, with target's columns and partition key,
+	// ready to receive partition at's rows (it may hold target's other
+	// partitions: ReplacePartition decides what it takes from x).
+	BuildPartition(x, target Table, at string) []string
+	// ReplacePartition puts x's partition at in place of target's, in one
+	// atomic step; x is dropped afterwards (Drop).
+	ReplacePartition(target, x Table, at string) []string
+}
+
+// ExchangeSuffix names the table a PartitionExchanger run builds a
+// partition in.
+const ExchangeSuffix = "__idem_part"
 
 // Records reads and writes rows of idem's own tables (idem_runs,
 // idem_failures) by column equality: each column named in eq equals the

@@ -24,9 +24,12 @@ const (
 // FamilyOf classifies a type name as DuckDB or PostgreSQL (through
 // database/sql) spell it.
 func FamilyOf(sqlType string) Family {
-	t := strings.ToUpper(strings.TrimSpace(sqlType))
+	t := strings.ToUpper(strings.TrimSpace(unwrap(sqlType)))
 	base, _, _ := strings.Cut(t, "(")
 	base = strings.TrimSpace(base)
+	if f, ok := clickHouseFamilies[base]; ok {
+		return f
+	}
 	switch base {
 	case "VARCHAR", "TEXT", "BPCHAR", "CHAR", "CHARACTER", "CHARACTER VARYING", "STRING", "NAME", "CITEXT":
 		return FamilyText
@@ -46,6 +49,29 @@ func FamilyOf(sqlType string) Family {
 		return FamilyTimestamp
 	}
 	return FamilyOther
+}
+
+// unwrap strips ClickHouse's Nullable(…) and LowCardinality(…), which
+// change how a value is stored, not what it is.
+func unwrap(typ string) string {
+	t := strings.TrimSpace(typ)
+	for _, w := range []string{"Nullable(", "LowCardinality("} {
+		if strings.HasPrefix(t, w) && strings.HasSuffix(t, ")") {
+			return unwrap(t[len(w) : len(t)-1])
+		}
+	}
+	return t
+}
+
+// clickHouseFamilies are ClickHouse's type names (upper-cased) that the
+// names above do not cover.
+var clickHouseFamilies = map[string]Family{
+	"INT8": FamilyInteger, "INT16": FamilyInteger, "INT32": FamilyInteger, "INT64": FamilyInteger,
+	"INT128": FamilyInteger, "INT256": FamilyInteger, "UINT8": FamilyInteger, "UINT16": FamilyInteger,
+	"UINT32": FamilyInteger, "UINT64": FamilyInteger, "UINT128": FamilyInteger, "UINT256": FamilyInteger,
+	"FLOAT32": FamilyFloat, "FLOAT64": FamilyFloat, "FIXEDSTRING": FamilyText,
+	"DATE32": FamilyDate, "DATETIME64": FamilyTimestamp,
+	"DECIMAL32": FamilyDecimal, "DECIMAL64": FamilyDecimal, "DECIMAL128": FamilyDecimal, "DECIMAL256": FamilyDecimal,
 }
 
 // widens lists, for each family, the families whose values it takes

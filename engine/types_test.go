@@ -49,3 +49,18 @@ func TestPartitionStart(t *testing.T) {
 	require.Equal(t, `date_trunc('day', "ts" AT TIME ZONE 'UTC')`, a.PartitionStart(`"ts"`, KindTimestampTZ, "day", ""))
 	require.Equal(t, `date_trunc('day', "ts" AT TIME ZONE 'Europe/Berlin')`, a.PartitionStart(`"ts"`, KindTimestampTZ, "day", "Europe/Berlin"))
 }
+
+func TestFamilyOfClickHouse(t *testing.T) {
+	for typ, want := range map[string]Family{
+		"Nullable(Int64)": FamilyInteger, "UInt8": FamilyInteger, "Nullable(Float64)": FamilyFloat,
+		"LowCardinality(Nullable(String))": FamilyText, "Nullable(Decimal(12, 2))": FamilyDecimal,
+		"Nullable(Date32)": FamilyDate, "DateTime64(6, 'UTC')": FamilyTimestamp, "Nullable(Bool)": FamilyBool,
+	} {
+		if got := FamilyOf(typ); got != want {
+			t.Errorf("FamilyOf(%q) = %v, want %v", typ, got, want)
+		}
+	}
+	if !IsFloat("Nullable(Float32)") || IsFloat("Nullable(Int64)") {
+		t.Error("IsFloat misreads ClickHouse types")
+	}
+}

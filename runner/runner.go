@@ -191,6 +191,9 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	if sw, ok := db.(engine.Swapper); ok {
 		r.swap = sw
 	}
+	if x, ok := db.(engine.PartitionExchanger); ok {
+		r.xchg = x
+	}
 	began := time.Now()
 	err := interpret(ctx, db, r.do(ctx))
 	r.res.DurationMS = time.Since(began).Milliseconds()

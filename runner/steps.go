@@ -19,7 +19,8 @@ type run struct {
 	ctx  context.Context // for WaitAt and readError only; steps take their own ctx
 	db   engine.DB
 	sql  *engine.SQL
-	swap engine.Swapper // set when the engine's DDL commits the open transaction
+	swap engine.Swapper            // set when the engine's DDL commits the open transaction
+	xchg engine.PartitionExchanger // set when the engine swaps partitions instead (no transactions)
 	job  *job.Job
 	w    job.Window
 	opts Options
@@ -43,6 +44,8 @@ type run struct {
 	src        string          // stageTable, or dedupTable when de-duplicated
 	merge      engine.MergeSpec
 	built      engine.Table // with swap: the table built to replace the target, or zero
+	exch       engine.Table // with xchg: the table the partition is built in, or zero
+	swapped    bool         // with xchg: the partition is in place
 	replaces   bool         // the built table replaces an existing target
 	unlock     func()       // with swap: releases the run's lock
 }
@@ -93,6 +96,9 @@ func (r *run) steps() []step {
 		{name: "check ledger", do: r.checkLedger},
 		{name: "inspect target", do: r.inspectTarget},
 	}
+	if r.xchg != nil && r.job.Strategy != job.StrategyMerge {
+		steps = append(steps, step{name: "check partition key", do: r.checkPartitionKey})
+	}
 	// Files are fingerprinted from their bytes before anything is read into
 	// the database, so a skipped run reads nothing; a query's rows can only
 	// be fingerprinted once staged.
@@ -117,16 +123,7 @@ func (r *run) steps() []step {
 			step{name: "merge matched keys", phase: phaseData, do: r.mergeMatched, crash: CrashAfterDelete},
 			step{name: "merge the rest", phase: phaseData, do: r.mergeRest, crash: CrashAfterWrite})
 	} else {
-		place := step{name: "place rows", do: r.placeStep}
-		if r.swap != nil { // refuse before building a table that would outlive the run
-			steps = append(steps, place, shape)
-		} else {
-			steps = append(steps, shape, place)
-		}
-		steps = append(steps,
-			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
-			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite},
-			step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
+		steps = append(steps, r.partitionSteps(shape)...)
 	}
 	// The ledger is created only now: everything a run can refuse has been
 	// checked by here, and a refused run leaves no ledger behind.
@@ -134,6 +131,26 @@ func (r *run) steps() []step {
 		step{name: "ensure ledger", do: r.ensureLedger},
 		step{name: "write ledger", phase: phaseData, do: r.writeLedger},
 		step{name: "drop staging", phase: phaseCleanup, do: r.dropStaging, crash: CrashBeforeCommit})
+}
+
+// partitionSteps are the partition strategy's steps from shaping the
+// target to its checksum.
+func (r *run) partitionSteps(shape step) []step {
+	var steps []step
+	place := step{name: "place rows", do: r.placeStep}
+	if r.swap != nil { // refuse before building a table that would outlive the run
+		steps = append(steps, place, shape)
+	} else {
+		steps = append(steps, shape, place)
+	}
+	if r.xchg != nil {
+		steps = append(steps, r.exchangeSteps()...)
+	} else {
+		steps = append(steps,
+			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
+			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite})
+	}
+	return append(steps, step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
 }
 
 // do runs one partition: the same steps for every engine, in one
@@ -188,6 +205,9 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 		}
 		return err
 	}
+	if r.xchg != nil {
+		return r.exchange(ctx, data)
+	}
 	r.s.mark(KindBegin, "BEGIN")
 	if r.tx, err = r.db.Begin(ctx); err != nil {
 		return err
@@ -196,6 +216,7 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 	if err := r.runSteps(ctx, data); err != nil {
 		r.s.mark(KindRollback, "ROLLBACK")
 		r.tx.Rollback()
+		r.s.q = r.db.Conn() // the cleanup runs on the connection
 		return err
 	}
 	// The cleanup runs after the commit here, so the crash point named
@@ -236,6 +257,16 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error) {
 		if _, derr := r.s.exec(ctx, r.swap.Drop(r.built)); derr != nil {
 			r.log.Warn("dropping the built table", "table", r.built.Name, "err", derr)
 		}
+	}
+	if r.exch.Name != "" {
+		if _, derr := r.s.exec(ctx, r.swap.Drop(r.exch)); derr != nil {
+			r.log.Warn("dropping the partition's exchange table", "table", r.exch.Name, "err", derr)
+		}
+	}
+	// A failed plan on an engine without transactions ends, as elsewhere,
+	// by saying that nothing stays.
+	if r.xchg != nil && r.opts.plan != nil && err != nil && !errors.Is(err, errSkipped) {
+		r.s.mark(KindRollback, "ROLLBACK")
 	}
 }
 
@@ -460,7 +491,10 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 		return nil
 	}
 	create := !r.exists && r.res.RowsIn > 0
-	if r.swap != nil && (create || len(r.newCols) > 0) {
+	// Without transactions, a merge is applied to a copy of the target
+	// swapped in whole.
+	copyMerge := r.xchg != nil && r.exists && r.job.Strategy == job.StrategyMerge && r.res.RowsIn > 0
+	if r.swap != nil && (create || len(r.newCols) > 0 || copyMerge) {
 		return r.build(ctx)
 	}
 	if err := r.addColumns(ctx); err != nil {
@@ -567,7 +601,7 @@ func (r *run) build(ctx context.Context) (err error) {
 // DECIMAL column stays one though the file reads as integers) plus the new
 // ones, holding the target's rows.
 func (r *run) buildShape(ctx context.Context, t engine.Table) error {
-	stmts := r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt)
+	stmts := r.createTable(r.built)
 	if r.exists {
 		stmts = r.swap.Like(r.built, t)
 		for _, c := range r.newCols {

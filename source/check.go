@@ -141,6 +141,15 @@ const (
 // KindOfType classifies a SQL type as DuckDB or PostgreSQL spells it.
 func KindOfType(sqlType string) Kind {
 	t := strings.ToUpper(strings.TrimSpace(sqlType))
+	// ClickHouse: Nullable(…) and LowCardinality(…) wrap the type.
+	for _, w := range []string{"NULLABLE(", "LOWCARDINALITY("} {
+		if strings.HasPrefix(t, w) && strings.HasSuffix(t, ")") {
+			return KindOfType(t[len(w) : len(t)-1])
+		}
+	}
+	if strings.HasPrefix(t, "DATETIME64(") || strings.HasPrefix(t, "DATETIME(") {
+		return KindTimestamp
+	}
 	switch t {
 	case "SMALLINT", "INT2", "INT16":
 		return KindInt16
@@ -148,9 +157,9 @@ func KindOfType(sqlType string) Kind {
 		return KindInt32
 	case "BIGINT", "INT8", "INT64":
 		return KindInt64
-	case "DATE":
+	case "DATE", "DATE32":
 		return KindDate
-	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP WITHOUT TIME ZONE":
+	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP WITHOUT TIME ZONE", "DATETIME64":
 		return KindTimestamp
 	}
 	return KindOther

@@ -221,6 +221,16 @@ func (e *Env) DB(fn func(ctx context.Context, db engine.DB)) {
 	fn(ctx, db)
 }
 
+// Exchanges reports whether the target's engine has no transactions and
+// swaps new data in instead (engine.PartitionExchanger): the suite says
+// where that meets a guarantee differently.
+func (e *Env) Exchanges() bool {
+	e.t.Helper()
+	var ok bool
+	e.DB(func(_ context.Context, db engine.DB) { _, ok = db.(engine.PartitionExchanger) })
+	return ok
+}
+
 // Exec runs setup SQL on the target.
 func (e *Env) Exec(queries ...string) {
 	e.t.Helper()

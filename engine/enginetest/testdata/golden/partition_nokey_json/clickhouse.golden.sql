@@ -1,0 +1,84 @@
+-- partition 2026-11-28T13: [2026-11-28 13:00:00, 2026-11-28 14:00:00) UTC;
+
+-- lock: default.events partition 2026-11-28T13, waiting up to 10m;
+
+SELECT name FROM system.columns WHERE table = $1 AND database = $2;
+
+SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
+
+-- load $DIR/in/events.jsonl into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
+
+DROP TABLE IF EXISTS "idem_stage";
+
+CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullable(String), "n" Nullable(Int64)) ENGINE = Memory;
+
+INSERT INTO "idem_stage" SELECT * FROM file(<the Parquet file>, Parquet);
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*), count(*) FILTER (WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)), count(*) FILTER (WHERE "ts" IS NULL) FROM "idem_stage";
+
+SELECT toStartOfHour("ts") AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)) AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
+
+SELECT name FROM system.columns WHERE table = $1 AND database = $2;
+
+SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
+
+DROP TABLE IF EXISTS "events__idem_build";
+
+CREATE TABLE IF NOT EXISTS "events__idem_build" ENGINE = MergeTree PARTITION BY toStartOfHour("ts") ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
+
+SELECT * FROM "events__idem_build" LIMIT 0;
+
+SELECT count(*) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+
+DELETE FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+
+INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+
+SELECT count(*) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" String,
+  "partition" String,
+  "run_id" String,
+  "seq" Int64,
+  "input_fingerprint" String,
+  "definition_hash" String,
+  "strategy" String,
+  "rows_in" Int64,
+  "rows_deduped" Int64,
+  "rows_out_of_window" Int64,
+  "inserted" Int64,
+  "updated" Int64,
+  "deleted" Int64,
+  "deleted_absent" Int64 DEFAULT 0,
+  "skipped_older" Int64,
+  "row_count" Int64,
+  "checksum" String,
+  "partition_closed" Bool,
+  "started_at" DateTime64(6, 'UTC'),
+  "finished_at" DateTime64(6, 'UTC'),
+  "idem_version" String,
+  "target_table" Nullable(String)
+) ENGINE = ReplacingMergeTree ORDER BY ("job", "partition", "run_id");
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" Nullable(String);
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" Int64 DEFAULT 0;
+
+BEGIN;
+
+SELECT count(*), toString(sum(cityHash64(tuple("ts", "kind", "n")))) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+
+RENAME TABLE "events__idem_build" TO "events";
+
+SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
+
+COMMIT;
+
+DROP TABLE IF EXISTS "idem_stage";

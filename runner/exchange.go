@@ -1,0 +1,261 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+)
+
+// A partition run on an engine without transactions that swaps partitions
+// (engine.PartitionExchanger, ClickHouse): the partition's rows are built
+// in a table like the target, outside any transaction, then swapped in with
+// one atomic statement; the ledger row is written after it. A crash before
+// the swap leaves the target as it was; one between the swap and the
+// ledger row leaves the new partition and no ledger row, so the next run
+// loads the same rows again and converges. A run that must create or
+// reshape the target builds the whole table instead (build, swapIn).
+
+// exchange runs the data steps of a run on an engine without transactions
+// (its BEGIN and COMMIT mark where other engines' are, and do nothing):
+// the writes, the swap, and only then the ledger row, so that the ledger
+// never records a run whose data is not in place. A crash or interrupt
+// before the swap leaves the target as it was; from the swap on, the run
+// finishes even if interrupted (stopping would leave the new data without
+// its ledger row, and a message saying the target is unchanged), and the
+// crash points after it (after_write on a partition run, before_commit,
+// after_commit) find the new data in place.
+func (r *run) exchange(ctx context.Context, data []step) (err error) {
+	var writes, ledger []step
+	for _, st := range data {
+		if st.name == "write ledger" {
+			ledger = append(ledger, st)
+		} else {
+			writes = append(writes, st)
+		}
+	}
+	r.s.mark(KindBegin, "BEGIN")
+	// Not bound to ctx: database/sql would end it when ctx is cancelled,
+	// and an interrupt after the swap must not stop the run.
+	if r.tx, err = r.db.Begin(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	r.s.q = r.tx
+	if ctx, err = r.runWrites(ctx, writes); err != nil {
+		return err
+	}
+	r.s.q = r.db.Conn()
+	if r.built.Name != "" && r.opts.plan == nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	if err := r.swapIn(ctx); err != nil {
+		return err
+	}
+	if r.opts.plan != nil { // a plan writes no ledger row: nothing rolls it back here
+		r.s.mark(KindRollback, "ROLLBACK")
+		r.res.Action = ActionLoaded
+		return r.tx.Rollback()
+	}
+	if err := r.runSteps(ctx, ledger); err != nil {
+		return err
+	}
+	r.crash(CrashBeforeCommit)
+	r.s.mark(KindCommit, "COMMIT")
+	if err := r.tx.Commit(); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	r.crash(CrashAfterCommit)
+	r.res.Action = ActionLoaded
+	return nil
+}
+
+// runWrites runs the data steps before the ledger row; once the partition
+// is swapped in, the rest runs whatever happens to ctx (the returned one).
+func (r *run) runWrites(ctx context.Context, writes []step) (context.Context, error) {
+	for _, st := range writes {
+		if err := st.do(ctx); err != nil {
+			r.s.mark(KindRollback, "ROLLBACK")
+			r.tx.Rollback()
+			r.s.q = r.db.Conn()
+			return ctx, err
+		}
+		if r.swapped {
+			ctx = context.WithoutCancel(ctx)
+		}
+		r.crash(st.crash)
+	}
+	return ctx, nil
+}
+
+// exchangeSteps replace delete and insert: the exchange table is filled
+// before the data phase (its crash point is the one after a delete), and
+// the swap is the data phase's write.
+func (r *run) exchangeSteps() []step {
+	return []step{
+		{name: "build partition", do: r.buildPartition, crash: CrashAfterDelete},
+		{name: "replace partition", phase: phaseData, do: r.replacePartition, crash: CrashAfterWrite},
+	}
+}
+
+// partitionBy is the partition key the target needs, from the type of the
+// partition column in cols.
+func (r *run) partitionBy(cols []engine.Column) (string, error) {
+	col := r.job.Partition.Column
+	var typ string
+	for _, c := range cols {
+		if c.Name == col {
+			typ = c.Type
+		}
+	}
+	k, ok := r.sql.Types.TimeKindOf(typ)
+	if !ok {
+		if _, err := r.window(cols); err != nil { // says why
+			return "", err
+		}
+	}
+	return r.xchg.PartitionBy(r.sql.Ident(col), k, string(r.w.Grain), r.job.Partition.Timezone), nil
+}
+
+// checkPartitionKey refuses an existing target whose partition key is not
+// the job's grain: its partitions could not be swapped one at a time.
+func (r *run) checkPartitionKey(ctx context.Context) error {
+	if !r.exists {
+		return nil
+	}
+	want, err := r.partitionBy(r.targetCols)
+	if err != nil {
+		return err
+	}
+	q, args := r.xchg.PartitionKey(engine.Table(r.job.Table()))
+	var have string
+	if err := r.s.QueryRowContext(ctx, q, args...).Scan(&have); err != nil {
+		return fmt.Errorf("reading the partition key of %s: %w", r.job.Target.Table, err)
+	}
+	if r.xchg.SameKey(have, want) {
+		return nil
+	}
+	if have == "" {
+		have = "nothing"
+	}
+	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+		"%s is partitioned by %s; a partition job with grain %s swaps whole partitions, so it needs PARTITION BY %s (recreate the table with that key, or let idem create it)",
+		r.job.Target.Table, have, r.w.Grain, want)}}}
+}
+
+// createTable is the DDL creating t from the staged columns: partitioned
+// by the grain on an exchanging engine's partition job.
+func (r *run) createTable(t engine.Table) []string {
+	if r.xchg == nil || r.job.Strategy == job.StrategyMerge {
+		return r.sql.Stage.CreateTableFrom(t, stageTable, r.job.LoadedAt)
+	}
+	by, err := r.partitionBy(r.stageCols)
+	if err != nil { // placeStep has checked the column already
+		by = ""
+	}
+	return r.xchg.CreatePartitioned(t, stageTable, r.job.LoadedAt, by)
+}
+
+// buildPartition writes the partition's rows: into the table built to
+// replace the target (delete and insert, as on other engines: nobody reads
+// it yet), or into a new table like the target, which replacePartition
+// swaps in.
+func (r *run) buildPartition(ctx context.Context) error {
+	if r.built.Name != "" {
+		return r.writeBuilt(ctx)
+	}
+	if !r.exists {
+		return nil
+	}
+	if err := r.planDDL("build the partition beside " + r.job.Target.Table); err != nil {
+		return err
+	}
+	t := engine.Table(r.job.Table())
+	x := engine.Table{Schema: t.Schema, Name: t.Name + engine.ExchangeSuffix}
+	if len(x.Name) > engine.MaxIdentBytes {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+			"table name %q is too long: a run builds its partition in %q beside it, longer than %d bytes", t.Name, x.Name, engine.MaxIdentBytes)}}}
+	}
+	// A crashed run's table is dropped first.
+	stmts := append([]string{r.swap.Drop(x)}, r.xchg.BuildPartition(x, t, r.partitionValue())...)
+	for _, q := range stmts {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("building partition %s beside %s: %w", r.w.Label, r.job.Target.Table, err)
+		}
+		r.exch = x
+	}
+	if !r.staged || r.res.RowsIn == 0 {
+		return nil
+	}
+	if err := r.insert(ctx, r.sql.Table(x), r.src, r.stageCols); err != nil {
+		return err
+	}
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
+	// The engine reports no row counts: the partition's rows are counted.
+	r.res.Inserted, err = r.s.count(ctx, r.sql.Inspect.Count(r.sql.Table(x), where))
+	return err
+}
+
+// writeBuilt writes the partition into the table built to replace the
+// target, counting the rows it deletes and inserts (the engine reports no
+// row counts).
+func (r *run) writeBuilt(ctx context.Context) error {
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
+	deleted, err := r.s.count(ctx, r.sql.Inspect.Count(r.table, where))
+	if err != nil {
+		return err
+	}
+	if err := r.deletePartition(ctx); err != nil {
+		return err
+	}
+	if err := r.insertPartition(ctx); err != nil {
+		return err
+	}
+	r.res.Deleted = deleted
+	r.res.Inserted, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, where))
+	return err
+}
+
+// partitionValue is the partition's value as a literal.
+func (r *run) partitionValue() string {
+	k, _ := r.sql.Types.TimeKindOf(colType(r.targetCols, r.job.Partition.Column))
+	return r.xchg.PartitionBy(r.sql.TimeLiteral(r.w.Start, k), k, string(r.w.Grain), r.job.Partition.Timezone)
+}
+
+// replacePartition swaps the built partition in (an empty one empties the
+// target's partition). The rows it replaces are counted first: the engine
+// reports no row counts.
+func (r *run) replacePartition(ctx context.Context) error {
+	if r.exch.Name == "" {
+		return nil
+	}
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
+	if r.res.Deleted, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, where)); err != nil {
+		return err
+	}
+	for _, q := range r.xchg.ReplacePartition(engine.Table(r.job.Table()), r.exch, r.partitionValue()) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("replacing partition %s: %w", r.w.Label, err)
+		}
+		r.swapped = true
+	}
+	return nil
+}
+
+func colType(cols []engine.Column, name string) string {
+	for _, c := range cols {
+		if c.Name == name {
+			return c.Type
+		}
+	}
+	return ""
+}
