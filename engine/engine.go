@@ -459,10 +459,13 @@ type PartitionExchanger interface {
 	CreatePartitioned(target Table, stage, loadedAt, partitionBy string) []string
 	// BuildPartition creates x, with target's columns and partition key,
 	// ready to receive partition at's rows (it may hold target's other
-	// partitions: ReplacePartition decides what it takes from x).
+	// partitions: ReplacePartition decides what it takes from x). at ""
+	// is a target without a partition key: x is a copy of all its rows,
+	// from which the runner deletes the partition's.
 	BuildPartition(x, target Table, at string) []string
 	// ReplacePartition puts x's partition at in place of target's, in one
-	// atomic step; x is dropped afterwards (Drop).
+	// atomic step (at "": x in place of target); x is dropped afterwards
+	// (Drop).
 	ReplacePartition(target, x Table, at string) []string
 }
 

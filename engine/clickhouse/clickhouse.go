@@ -294,13 +294,19 @@ func (*DB) CreatePartitioned(target engine.Table, stage, loadedAt, partitionBy s
 // them active again when the folder is next opened (the partition holds
 // its old rows and its new ones). Parts dropped by DROP PARTITION and
 // tables swapped by EXCHANGE TABLES stay dropped.
+//
+// A target without a partition key (at "") is copied whole: the runner
+// deletes the partition's rows from the copy.
 func (*DB) BuildPartition(x, target engine.Table, at string) []string {
 	q := Dialect{}
-	return []string{
+	stmts := []string{
 		"CREATE TABLE " + q.Table(x) + " AS " + q.Table(target),
 		"ALTER TABLE " + q.Table(x) + " ATTACH PARTITION ALL FROM " + q.Table(target),
-		fmt.Sprintf("ALTER TABLE %s DROP PARTITION tuple(%s)", q.Table(x), at),
 	}
+	if at == "" {
+		return stmts
+	}
+	return append(stmts, fmt.Sprintf("ALTER TABLE %s DROP PARTITION tuple(%s)", q.Table(x), at))
 }
 
 // ReplacePartition swaps x, the target with its partition rebuilt, in:
