@@ -469,6 +469,19 @@ type PartitionExchanger interface {
 	ReplacePartition(target, x Table, at string) []string
 }
 
+// The names of a run's temporary tables (its staged input, the input
+// de-duplicated, a merge's plan), on the run's own connection. An engine
+// whose connections share temporary tables (chDB's one session) gives
+// each connection its own names for them.
+const (
+	StageTable     = "idem_stage"
+	DedupTable     = "idem_stage_dedup"
+	MergePlanTable = "idem_merge_plan"
+)
+
+// RunTables lists them.
+var RunTables = []string{StageTable, DedupTable, MergePlanTable}
+
 // ExchangeSuffix names the table a PartitionExchanger run builds a
 // partition in.
 const ExchangeSuffix = "__idem_part"
