@@ -105,7 +105,7 @@ type connector struct {
 func (c connector) Connect(context.Context) (driver.Conn, error) {
 	return &conn{s: c.s, suffix: c.suffix}, nil
 }
-func (c connector) Driver() driver.Driver                        { return drv{} }
+func (c connector) Driver() driver.Driver { return drv{} }
 
 type drv struct{}
 
