@@ -1,8 +1,12 @@
 package clickhouse_test
 
 import (
+	"errors"
 	"fmt"
+	neturl "net/url"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -21,6 +25,37 @@ func needChDB(t testing.TB) {
 		}
 		t.Skip(msg)
 	}
+}
+
+// heldTables reads a chdb: folder's tables from its metadata files
+// (metadata/DATABASE/TABLE.sql, names escaped as %XX): the process
+// holding the folder is the only one that can query it.
+func heldTables(url string) ([]string, error) {
+	meta := filepath.Join(strings.TrimPrefix(url, "chdb:"), "metadata")
+	dbs, err := os.ReadDir(meta)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dbs {
+		files, err := os.ReadDir(filepath.Join(meta, d.Name())) // a symlink to the database's folder
+		if err != nil {
+			continue // DATABASE.sql, a file
+		}
+		for _, f := range files {
+			if !strings.HasSuffix(f.Name(), ".sql") {
+				continue
+			}
+			db, err1 := neturl.PathUnescape(d.Name())
+			name, err2 := neturl.PathUnescape(strings.TrimSuffix(f.Name(), ".sql"))
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, err
+			}
+			out = append(out, db+"."+name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // notSystem leaves out ClickHouse's own databases.
@@ -43,7 +78,8 @@ var harness = enginetest.Harness{
 		NowText:    "toString(now64(6))",
 		SleepWhere: "sleep(1.5) = 0",
 		// ClickHouse has no sequences (generateSerialID needs Keeper).
-		Sequence: func(string) string { return "" },
+		Sequence:   func(string) string { return "" },
+		HeldTables: heldTables,
 		OldLedger: []string{`CREATE TABLE idem_runs (job String, "partition" String, run_id String,
   seq Int64, input_fingerprint String, definition_hash String, strategy String,
   rows_in Int64, rows_deduped Int64, rows_out_of_window Int64, inserted Int64,
