@@ -469,9 +469,14 @@ func unescape(f []byte) string {
 // openDB opens a database/sql handle over a session, with one pinned
 // connection.
 func openDB(ctx context.Context, s *session) (*sql.DB, *sql.Conn, error) {
+	// The session's first handle (in the CLI, the only one) keeps the
+	// plain names, so a crashed run's idem_merge_plan is the next one's.
 	sessMu.Lock()
 	s.opened++
-	suffix := fmt.Sprintf("__c%d", s.opened)
+	suffix := ""
+	if s.opened > 1 {
+		suffix = fmt.Sprintf("__c%d", s.opened)
+	}
 	sessMu.Unlock()
 	db := sql.OpenDB(connector{s: s, suffix: suffix})
 	c, err := db.Conn(ctx)

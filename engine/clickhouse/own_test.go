@@ -47,5 +47,5 @@ func TestRunTablesPerHandle(t *testing.T) {
 	require.Equal(t, `"idem_stage"`, s)
 	_, err = b.Conn().ExecContext(ctx, "SELECT * FROM "+stage)
 	require.ErrorContains(t, err, "idem_stage")
-	require.NotContains(t, err.Error(), "idem_stage__c")
+	require.NotContains(t, err.Error(), "idem_stage__c", "named as the runner names it")
 }
