@@ -459,12 +459,28 @@ type PartitionExchanger interface {
 	CreatePartitioned(target Table, stage, loadedAt, partitionBy string) []string
 	// BuildPartition creates x, with target's columns and partition key,
 	// ready to receive partition at's rows (it may hold target's other
-	// partitions: ReplacePartition decides what it takes from x).
+	// partitions: ReplacePartition decides what it takes from x). at ""
+	// is a target without a partition key: x is a copy of all its rows,
+	// from which the runner deletes the partition's.
 	BuildPartition(x, target Table, at string) []string
 	// ReplacePartition puts x's partition at in place of target's, in one
-	// atomic step; x is dropped afterwards (Drop).
+	// atomic step (at "": x in place of target); x is dropped afterwards
+	// (Drop).
 	ReplacePartition(target, x Table, at string) []string
 }
+
+// The names of a run's temporary tables (its staged input, the input
+// de-duplicated, a merge's plan), on the run's own connection. An engine
+// whose connections share temporary tables (chDB's one session) gives
+// each connection its own names for them.
+const (
+	StageTable     = "idem_stage"
+	DedupTable     = "idem_stage_dedup"
+	MergePlanTable = "idem_merge_plan"
+)
+
+// RunTables lists them.
+var RunTables = []string{StageTable, DedupTable, MergePlanTable}
 
 // ExchangeSuffix names the table a PartitionExchanger run builds a
 // partition in.

@@ -136,7 +136,11 @@ func (r *run) checkPartitionKey(ctx context.Context) error {
 		return nil
 	}
 	if have == "" {
-		have = "nothing"
+		// No key: a merge job sharing the table created it (a merge has
+		// no grain). The partition is rebuilt in a copy of the whole
+		// table, still swapped in at once.
+		r.unkeyed = true
+		return nil
 	}
 	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
 		"%s is partitioned by %s; a partition job with grain %s swaps whole partitions, so it needs PARTITION BY %s (recreate the table with that key, or let idem create it)",
@@ -176,8 +180,15 @@ func (r *run) buildPartition(ctx context.Context) error {
 		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
 			"table name %q is too long: a run builds its partition in %q beside it, longer than %d bytes", t.Name, x.Name, engine.MaxIdentBytes)}}}
 	}
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
 	// A crashed run's table is dropped first.
 	stmts := append([]string{r.swap.Drop(x)}, r.xchg.BuildPartition(x, t, r.partitionValue())...)
+	if r.unkeyed {
+		stmts = append(stmts, r.sql.Write.DeleteWhere(r.sql.Table(x), where))
+	}
 	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("building partition %s beside %s: %w", r.w.Label, r.job.Target.Table, err)
@@ -188,10 +199,6 @@ func (r *run) buildPartition(ctx context.Context) error {
 		return nil
 	}
 	if err := r.insert(ctx, r.sql.Table(x), r.src, r.stageCols); err != nil {
-		return err
-	}
-	where, err := r.window(r.targetCols)
-	if err != nil {
 		return err
 	}
 	// The engine reports no row counts: the partition's rows are counted.
@@ -222,8 +229,12 @@ func (r *run) writeBuilt(ctx context.Context) error {
 	return err
 }
 
-// partitionValue is the partition's value as a literal.
+// partitionValue is the partition's value as a literal; "" on a target
+// without a partition key.
 func (r *run) partitionValue() string {
+	if r.unkeyed {
+		return ""
+	}
 	k, _ := r.sql.Types.TimeKindOf(colType(r.targetCols, r.job.Partition.Column))
 	return r.xchg.PartitionBy(r.sql.TimeLiteral(r.w.Start, k), k, string(r.w.Grain), r.job.Partition.Timezone)
 }

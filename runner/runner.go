@@ -158,9 +158,9 @@ func located(bad, err error) *InputError {
 
 // Staging table names, on the run's own connection.
 const (
-	stageTable = "idem_stage"
-	dedupTable = "idem_stage_dedup"
-	planTable  = "idem_merge_plan"
+	stageTable = engine.StageTable
+	dedupTable = engine.DedupTable
+	planTable  = engine.MergePlanTable
 )
 
 // Run runs the job for opts.Date and the lookback partitions before it, in

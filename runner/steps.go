@@ -46,8 +46,12 @@ type run struct {
 	built      engine.Table // with swap: the table built to replace the target, or zero
 	exch       engine.Table // with xchg: the table the partition is built in, or zero
 	swapped    bool         // with xchg: the partition is in place
-	replaces   bool         // the built table replaces an existing target
-	unlock     func()       // with swap: releases the run's lock
+	// unkeyed: with xchg, the existing target has no partition key (a
+	// merge job sharing the table created it): the whole table is copied,
+	// the partition's rows deleted from the copy, and the copy swapped in.
+	unkeyed  bool
+	replaces bool   // the built table replaces an existing target
+	unlock   func() // with swap: releases the run's lock
 }
 
 // Phases of a run's steps. An engine whose DDL is transactional runs every

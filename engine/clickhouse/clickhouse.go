@@ -216,28 +216,30 @@ func (d *DB) Close() error {
 }
 
 // Other processes are kept out by ClickHouse's lock on the folder. Within
-// a process every run shares chDB's one session, whose temporary tables
-// (the staging tables) all runs see: runs on one folder take turns,
-// whatever their scope.
+// a process, runs share chDB's one session, each DB naming its staging
+// tables its own way (see own), and take turns per table: a partition run
+// swaps in a copy of the whole table, so two runs of one table's
+// partitions at once would each drop the other's partition.
 var (
 	locksMu sync.Mutex
-	locks   = map[string]*semaphore.Weighted{}
+	locks   = map[[2]string]*semaphore.Weighted{}
 )
 
-// Lock waits until no other run of this process is writing the folder.
+// Lock waits until no other run of this process is writing scope's table.
 func (d *DB) Lock(ctx context.Context, _ *sql.Tx, scope engine.LockScope, timeout time.Duration) (func(), error) {
+	key := [2]string{d.path, Dialect{}.Table(scope.Table)}
 	locksMu.Lock()
-	s, ok := locks[d.path]
+	s, ok := locks[key]
 	if !ok {
 		s = semaphore.NewWeighted(1)
-		locks[d.path] = s
+		locks[key] = s
 	}
 	locksMu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := s.Acquire(ctx, 1); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: %s is being loaded by another run in this process; waited %s", engine.ErrLocked, scope, timeout)
+			return nil, fmt.Errorf("%w: %s is being loaded by another run in this process (runs of one table take turns here); waited %s", engine.ErrLocked, scope, timeout)
 		}
 		return nil, err
 	}
@@ -294,13 +296,19 @@ func (*DB) CreatePartitioned(target engine.Table, stage, loadedAt, partitionBy s
 // them active again when the folder is next opened (the partition holds
 // its old rows and its new ones). Parts dropped by DROP PARTITION and
 // tables swapped by EXCHANGE TABLES stay dropped.
+//
+// A target without a partition key (at "") is copied whole: the runner
+// deletes the partition's rows from the copy.
 func (*DB) BuildPartition(x, target engine.Table, at string) []string {
 	q := Dialect{}
-	return []string{
+	stmts := []string{
 		"CREATE TABLE " + q.Table(x) + " AS " + q.Table(target),
 		"ALTER TABLE " + q.Table(x) + " ATTACH PARTITION ALL FROM " + q.Table(target),
-		fmt.Sprintf("ALTER TABLE %s DROP PARTITION tuple(%s)", q.Table(x), at),
 	}
+	if at == "" {
+		return stmts
+	}
+	return append(stmts, fmt.Sprintf("ALTER TABLE %s DROP PARTITION tuple(%s)", q.Table(x), at))
 }
 
 // ReplacePartition swaps x, the target with its partition rebuilt, in:

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/clickhouse/internal/chdb"
 )
 
@@ -32,6 +33,9 @@ type session struct {
 	s    *chdb.Session
 	path string
 	refs int
+	// opened counts the handles opened on the session: each names the
+	// run tables its own way (see own).
+	opened int
 }
 
 var (
@@ -91,11 +95,17 @@ func (s *session) query(q string) ([]byte, error) {
 	return s.s.Query(q, "TabSeparatedWithNamesAndTypes")
 }
 
-// connector is a database/sql connector over one acquired session.
-type connector struct{ s *session }
+// connector is a database/sql connector over one acquired session; its
+// connections name the run tables with suffix.
+type connector struct {
+	s      *session
+	suffix string
+}
 
-func (c connector) Connect(context.Context) (driver.Conn, error) { return &conn{s: c.s}, nil }
-func (c connector) Driver() driver.Driver                        { return drv{} }
+func (c connector) Connect(context.Context) (driver.Conn, error) {
+	return &conn{s: c.s, suffix: c.suffix}, nil
+}
+func (c connector) Driver() driver.Driver { return drv{} }
 
 type drv struct{}
 
@@ -105,6 +115,7 @@ func (drv) Open(string) (driver.Conn, error) {
 
 type conn struct {
 	s      *session
+	suffix string
 	closed bool
 }
 
@@ -150,15 +161,58 @@ func (c *conn) run(ctx context.Context, q string, args []driver.NamedValue) ([]b
 	for i, a := range args {
 		vals[i] = a.Value
 	}
-	text, err := Bind(q, vals)
+	text, err := Bind(own(q, c.suffix), vals)
 	if err != nil {
 		return nil, err
 	}
 	out, err := c.s.query(text)
 	if err != nil {
-		return nil, &Error{Msg: strings.TrimSpace(err.Error())}
+		msg := strings.TrimSpace(err.Error())
+		for _, t := range engine.RunTables {
+			msg = strings.ReplaceAll(msg, t+c.suffix, t)
+		}
+		return nil, &Error{Msg: msg}
 	}
 	return out, nil
+}
+
+// own renames the run tables (engine.RunTables, quoted as Ident quotes
+// them) in q outside string literals and comments: name becomes
+// name+suffix. ClickHouse's temporary tables belong to a session, and a
+// process has one chDB session, so without this two runs at once in one
+// process (a verify and a real run) would read and drop each other's
+// staged input.
+func own(q, suffix string) string {
+	if suffix == "" || !strings.Contains(q, `"idem_`) {
+		return q
+	}
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		ch := q[i]
+		switch {
+		case ch == '\'' || ch == '"' || ch == '`':
+			j := skipQuoted(q, i)
+			tok := q[i:j]
+			for _, t := range engine.RunTables {
+				if tok == `"`+t+`"` {
+					tok = `"` + t + suffix + `"`
+					break
+				}
+			}
+			b.WriteString(tok)
+			i = j - 1
+		case ch == '-' && i+1 < len(q) && q[i+1] == '-':
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j - 1
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
 }
 
 // Error is an error ClickHouse returned.
@@ -415,7 +469,16 @@ func unescape(f []byte) string {
 // openDB opens a database/sql handle over a session, with one pinned
 // connection.
 func openDB(ctx context.Context, s *session) (*sql.DB, *sql.Conn, error) {
-	db := sql.OpenDB(connector{s: s})
+	// The session's first handle (in the CLI, the only one) keeps the
+	// plain names, so a crashed run's idem_merge_plan is the next one's.
+	sessMu.Lock()
+	s.opened++
+	suffix := ""
+	if s.opened > 1 {
+		suffix = fmt.Sprintf("__c%d", s.opened)
+	}
+	sessMu.Unlock()
+	db := sql.OpenDB(connector{s: s, suffix: suffix})
 	c, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()

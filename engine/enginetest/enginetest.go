@@ -71,6 +71,10 @@ type Spelling struct {
 	// Sequence creates a sequence; NextValue is the expression advancing
 	// it. "" in Sequence: the engine has none (the attack is left out).
 	Sequence, NextValue func(name string) string
+	// HeldTables lists the target's tables, schema.table, while another
+	// process holds it, for an embedded database that only its holder can
+	// query (nil: the suite queries the target).
+	HeldTables func(url string) ([]string, error)
 	// OldLedger creates an idem_runs as idem 0.0.1 did (without
 	// deleted_absent) and inserts one row: ('old', '2026-10-01', 'r0', 1,
 	// 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true, started and

@@ -97,4 +97,18 @@ func testMergeBesidePartition(t *testing.T, h Harness) {
 	r := e.MustRun(m, "2026-11-29")
 	require.Equal(t, runner.ActionLoaded, r.Action)
 	require.Equal(t, int64(1), r.Inserted)
+
+	// Either may run first: here the merge job creates the table, and the
+	// partition job then replaces its partition's rows, and only those.
+	e = NewEnv(t, h)
+	e.Write("in/orders.csv", orders)
+	e.Write("in/2026-11-28.csv", orders+"7,16,2026-11-29 10:00:00,placed,2.00,2026-11-29 10:00:00\n")
+	p = e.jobWithTarget(filesJob, true, "orders_merge")
+	m = e.jobWithTarget(mergeJob, true, "orders_daily")
+	require.Equal(t, runner.ActionLoaded, e.MustRun(m, "2026-11-28").Action)
+	e.Exec(`DELETE FROM sales.orders WHERE order_id = 2`)
+	r = e.MustRun(p, "2026-11-28")
+	require.Equal(t, runner.ActionLoaded, r.Action)
+	require.Equal(t, int64(4), r.Inserted)
+	require.Equal(t, []string{"1", "2", "3", "4", "5", "6", "7"}, e.Rows("", "order_id"), "the partition's rows replaced, the others kept")
 }

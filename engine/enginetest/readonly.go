@@ -29,7 +29,9 @@ func loadedForChecksum(t *testing.T, h Harness) (*Env, *job.Job) {
 	e.Write("in/orders.csv", orders)
 	j := e.Job(filesJob)
 	e.MustRun(j, "2026-11-28")
-	e.Exec(h.spell().Sequence("sales.s"))
+	if q := h.spell().Sequence("sales.s"); q != "" {
+		e.Exec(q)
+	}
 	return e, j
 }
 
@@ -49,7 +51,7 @@ func testChecksumWhere(t *testing.T, h Harness) {
 	require.Equal(t, 1, before.LedgerRows)
 	count := func() []string { return e.Query(`SELECT count(*) FROM sales.orders`) }
 	rows := count()
-	for _, where := range []string{
+	wheres := []string{
 		"true; DROP TABLE idem_runs; SELECT 1",
 		"true; DELETE FROM sales.orders",
 		"true); DROP TABLE idem_runs; SELECT (1",
@@ -61,9 +63,13 @@ func testChecksumWhere(t *testing.T, h Harness) {
 		"order_id IN (DELETE FROM sales.orders RETURNING order_id)",
 		"(WITH d AS (DELETE FROM sales.orders RETURNING 1) SELECT count(*) FROM d) >= 0",
 		"(SELECT count(*) FROM (DELETE FROM idem_runs RETURNING 1) AS d) >= 0",
-		h.spell().NextValue("sales.s") + " > 0",
 		"(SELECT count(*) FROM query('DROP TABLE idem_runs')) >= 0",
-	} {
+	}
+	seq := h.spell().Sequence("sales.s") != ""
+	if seq {
+		wheres = append(wheres, h.spell().NextValue("sales.s")+" > 0")
+	}
+	for _, where := range wheres {
 		code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders", "--where", where)
 		require.NotEqual(t, 0, code, "--where %q must be refused: %s", where, out)
 		require.Contains(t, out, "idem: ", where)
@@ -71,6 +77,9 @@ func testChecksumWhere(t *testing.T, h Harness) {
 	require.Equal(t, before, e.Trace(), "checksum changed nothing")
 	require.Equal(t, rows, count())
 	require.Equal(t, want, e.Checksum("", "_loaded_at"))
+	if !seq {
+		return
+	}
 	// The sequence was not advanced (its first value is still to come).
 	var next []string
 	e.DB(func(ctx context.Context, db engine.DB) {

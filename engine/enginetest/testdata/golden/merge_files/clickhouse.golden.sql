@@ -36,6 +36,8 @@ SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
 
 SELECT name FROM system.columns WHERE table = $1 AND database = $2 AND (default_kind IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') OR match(default_expression, '(?i)(generateuuid|generateserialid|generatesnowflakeid|rand)'));
 
+SELECT 1 FROM system.tables WHERE name = $1 AND database = $2;
+
 CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS "sales"."orders__idem_build" ENGINE = MergeTree ORDER BY tuple() SETTINGS allow_nullable_key = 1;
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
