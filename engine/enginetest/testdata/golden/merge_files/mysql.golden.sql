@@ -6,9 +6,9 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 
--- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
+
+-- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
