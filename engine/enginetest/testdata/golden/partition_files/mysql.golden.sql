@@ -22,7 +22,7 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+SELECT count(DISTINCT "order_id") + count(DISTINCT CASE WHEN "order_id" IS NULL THEN 'order_id=' || coalesce(REGEXP_REPLACE(CAST(x."order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2'), 'NULL') END) FROM "idem_stage" AS x;
 
 CREATE TEMPORARY TABLE "idem_stage_dedup" AS SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at" FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "order_id" ORDER BY "updated_at" IS NULL, "updated_at" DESC, "customer_id" IS NULL, "customer_id" ASC, "created_at" IS NULL, "created_at" ASC, CAST("status" AS BINARY) IS NULL, CAST("status" AS BINARY) ASC, "amount" IS NULL, "amount" ASC) AS idem_rn FROM "idem_stage") AS x WHERE idem_rn = 1;
 
