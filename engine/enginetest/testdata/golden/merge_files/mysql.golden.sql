@@ -6,9 +6,9 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 
--- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
+
+-- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -21,7 +21,7 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+SELECT count(DISTINCT "order_id") + count(DISTINCT CASE WHEN "order_id" IS NULL THEN 'order_id=' || coalesce(REGEXP_REPLACE(CAST(x."order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2'), 'NULL') END) FROM "idem_stage" AS x;
 
 CREATE TEMPORARY TABLE "idem_stage_dedup" AS SELECT "order_id", "status", "updated_at", "is_deleted" FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "order_id" ORDER BY "updated_at" IS NULL, "updated_at" DESC, coalesce("is_deleted", false) DESC, CAST("status" AS BINARY) IS NULL, CAST("status" AS BINARY) ASC, "is_deleted" IS NULL, "is_deleted" ASC) AS idem_rn FROM "idem_stage") AS x WHERE idem_rn = 1;
 

@@ -6,14 +6,15 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 
--- load $DIR/in/2026/11/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
+
+-- load $DIR/in/2026/11/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead);
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "customer_id", "created_at", "status", "amount", "updated_at");
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES (@v0, @v1, @v2, @v3, @v4, @v5)
+  SET "order_id" = NULLIF(@v0, ''), "customer_id" = NULLIF(@v1, ''), "created_at" = NULLIF(@v2, ''), "status" = NULLIF(@v3, ''), "amount" = NULLIF(@v4, ''), "updated_at" = NULLIF(@v5, '');
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
@@ -21,7 +22,7 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+SELECT count(DISTINCT "order_id") + count(DISTINCT CASE WHEN "order_id" IS NULL THEN 'order_id=' || coalesce(REGEXP_REPLACE(CAST(x."order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2'), 'NULL') END) FROM "idem_stage" AS x;
 
 CREATE TEMPORARY TABLE "idem_stage_dedup" AS SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at" FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "order_id" ORDER BY "updated_at" IS NULL, "updated_at" DESC, "customer_id" IS NULL, "customer_id" ASC, "created_at" IS NULL, "created_at" ASC, CAST("status" AS BINARY) IS NULL, CAST("status" AS BINARY) ASC, "amount" IS NULL, "amount" ASC) AS idem_rn FROM "idem_stage") AS x WHERE idem_rn = 1;
 

@@ -6,9 +6,9 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
 
--- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
+
+-- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
 
 CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
