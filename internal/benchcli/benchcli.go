@@ -56,6 +56,7 @@ type Config struct {
 	Only     string // run only scenarios whose name starts with one of these (comma-separated)
 	Dir      string
 	Postgres string
+	Prefix   string // of the PostgreSQL schemas the benchmark owns
 	Idem     string
 }
 
@@ -91,7 +92,8 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	big := fs.Bool("big", false, "the issue's full sizes: replace 1 partition of --rows in 3x and 30x --rows; merge 10k into --rows and 30x; merge --rows into 10x")
 	only := fs.String("only", "", "run only scenarios starting with these prefixes, comma-separated (e.g. 1,4)")
 	dir := fs.String("dir", filepath.Join(os.TempDir(), "idem-bench"), "where generated data and DuckDB files go")
-	pg := fs.String("postgres", envOr("IDEM_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL URL (schemas idem_bench_* are dropped and created there)")
+	pg := fs.String("postgres", envOr("IDEM_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL URL (schemas named --schema-prefix* are dropped and created there)")
+	prefix := fs.String("schema-prefix", "idem_bench_", "prefix of the PostgreSQL schemas the benchmark drops and creates")
 	idem := fs.String("idem", "", "a built idem binary (default: go build ./cmd/idem into --dir)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -99,7 +101,7 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, Idem: *idem}
+	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, Prefix: *prefix, Idem: *idem}
 	for _, e := range strings.Split(*engines, ",") {
 		switch e = strings.TrimSpace(e); e {
 		case "duckdb", "postgres":

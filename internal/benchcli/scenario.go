@@ -107,7 +107,7 @@ func (v *env) target(ctx context.Context, name string) (target, error) {
 	if err != nil {
 		return target{}, fmt.Errorf("--postgres: %w", err)
 	}
-	schema := "idem_bench_" + strings.ReplaceAll(name, "-", "_")
+	schema := v.cfg.Prefix + strings.ReplaceAll(name, "-", "_")
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
