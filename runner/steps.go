@@ -466,7 +466,8 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 	if !create {
 		return nil
 	}
-	for _, q := range r.sql.Stage.CreateTableFrom(engine.Table(r.job.Table()), stageTable, r.job.LoadedAt) {
+	t := engine.Table(r.job.Table())
+	for _, q := range append(r.sql.Stage.CreateTableFrom(t, stageTable, r.job.LoadedAt), r.targetIndexes(t)...) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", r.job.Target.Table, err)
 		}
@@ -474,6 +475,22 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 	r.exists = true
 	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
 	return err
+}
+
+// targetIndexes creates what a target idem creates needs so that a run's
+// cost follows its rows (engine.Indexer): an index on the partition column,
+// or a unique one on a merge's key. The index keeps t's name (a built
+// table is renamed into the target's place).
+func (r *run) targetIndexes(t engine.Table) []string {
+	ix := r.sql.Index
+	if ix == nil {
+		return nil
+	}
+	name := engine.Table(r.job.Table())
+	if r.job.Strategy == job.StrategyMerge {
+		return ix.CreateIndex(t, engine.IndexName(name, engine.IndexKey), r.job.Key, true)
+	}
+	return ix.CreateIndex(t, engine.IndexName(name, engine.IndexPartition), []string{r.job.Partition.Column}, false)
 }
 
 // ensureLedger creates the ledger if no run has yet.
@@ -547,7 +564,11 @@ func (r *run) build(ctx context.Context) (err error) {
 	if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
 		return err
 	}
-	for _, q := range r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt) {
+	stmts := r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt)
+	if !r.exists { // a table idem creates; one it rebuilds keeps its owner's indexes to itself
+		stmts = append(stmts, r.targetIndexes(r.built)...)
+	}
+	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}

@@ -204,5 +204,33 @@ var sqlText = func() *engine.SQL {
 	d, std := Dialect{}, engine.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
-		Scratch: std, Diff: std}
+		Scratch: std, Diff: std, Index: d}
 }()
+
+// CreateIndex creates a B-tree index, if missing, as the target is created:
+// under the same advisory lock (CreateTableFrom takes it), and tolerant of
+// a concurrent first run's index its session's catalog cache may miss.
+func (d Dialect) CreateIndex(t engine.Table, name string, cols []string, unique bool) []string {
+	return []string{ifNotCreated(d.IndexDDL(t, name, cols, unique))}
+}
+
+// IndexDDL creates a B-tree index if it does not exist. On a large table
+// that others write, CREATE INDEX CONCURRENTLY (outside a transaction)
+// does not block them while it builds.
+func (d Dialect) IndexDDL(t engine.Table, name string, cols []string, unique bool) string {
+	kind := "INDEX"
+	if unique {
+		kind = "UNIQUE INDEX"
+	}
+	return fmt.Sprintf("CREATE %s IF NOT EXISTS %s ON %s (%s)", kind, d.Ident(name), d.Table(t), d.Idents(cols))
+}
+
+// IndexedColumns reads the table's indexes from the catalog (expression
+// columns, attnum 0, have no name and match no column).
+func (d Dialect) IndexedColumns(t engine.Table) (string, []any) {
+	return `SELECT x.indisunique, array_to_string(ARRAY(
+    SELECT coalesce(a.attname, '') FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
+    LEFT JOIN pg_catalog.pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+    ORDER BY k.ord), chr(1))
+FROM pg_catalog.pg_index AS x WHERE x.indrelid = to_regclass($1)`, []any{d.Table(t)}
+}
