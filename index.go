@@ -63,31 +63,32 @@ func MissingIndexes(ctx context.Context, j *Job, lockTimeout time.Duration) ([]M
 		want.Columns, want.Unique, purpose = j.Key, true, engine.IndexKey
 		want.Cost = "the merge plan joins the staged rows with the whole table: merging a small batch into a large table reads all of it"
 	}
-	for _, h := range have {
+	for _, h := range have[purpose] {
 		if covers(h, want.Columns) {
 			return nil, nil
 		}
 	}
-	want.Create = ix.IndexDDL(t, engine.IndexName(t, purpose), want.Columns, want.Unique)
+	want.Create = ix.IndexDDL(t, engine.IndexName(t, purpose), purpose, want.Columns)
 	return []MissingIndex{want}, nil
 }
 
-// indexes reads each index's columns, in order.
-func indexes(ctx context.Context, db engine.DB, ix engine.Indexer, t engine.Table) ([][]string, error) {
+// indexes reads each index's columns, in order, by the purposes it serves.
+func indexes(ctx context.Context, db engine.DB, ix engine.Indexer, t engine.Table) (map[string][][]string, error) {
 	q, args := ix.IndexedColumns(t)
 	rows, err := db.Conn().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var all [][]string
+	all := map[string][][]string{}
 	for rows.Next() {
-		var unique bool
-		var cols string
-		if err := rows.Scan(&unique, &cols); err != nil {
+		var purposes, cols string
+		if err := rows.Scan(&purposes, &cols); err != nil {
 			return nil, err
 		}
-		all = append(all, strings.Split(cols, engine.IndexColumnSep))
+		for _, p := range strings.Split(purposes, engine.IndexColumnSep) {
+			all[p] = append(all[p], strings.Split(cols, engine.IndexColumnSep))
+		}
 	}
 	return all, rows.Err()
 }

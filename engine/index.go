@@ -14,14 +14,16 @@ import (
 // did not create, `idem lint --target` reads the indexes it has
 // (IndexedColumns) and says which one is missing.
 type Indexer interface {
-	// CreateIndex creates, if it does not exist, index name on cols of t;
-	// unique makes it a unique index.
-	CreateIndex(t Table, name string, cols []string, unique bool) []string
+	// CreateIndex creates, if it does not exist, index name on cols of t
+	// for a purpose (IndexPartition, IndexKey: a unique index); the engine
+	// picks the kind of index that serves it.
+	CreateIndex(t Table, name, purpose string, cols []string) []string
 	// IndexDDL is the one statement a user runs to create that index on a
 	// table idem did not create (idem lint --target shows it).
-	IndexDDL(t Table, name string, cols []string, unique bool) string
-	// IndexedColumns selects, for each index of t, whether it is unique
-	// and its columns in order, joined by IndexColumnSep.
+	IndexDDL(t Table, name, purpose string, cols []string) string
+	// IndexedColumns selects, for each index of t that can serve a
+	// purpose, the purposes it serves (IndexPartition, IndexKey, joined by
+	// IndexColumnSep) and its columns in order, joined by IndexColumnSep.
 	IndexedColumns(t Table) (string, []any)
 }
 
@@ -31,8 +33,8 @@ const IndexColumnSep = "\x01"
 
 // Index purposes, the last part of an index name.
 const (
-	IndexPartition = "partition"
-	IndexKey       = "key"
+	IndexPartition = "partition" // finds a partition's rows
+	IndexKey       = "key"       // unique, looks a key up
 )
 
 // IndexName is the name of a target's index for a purpose:

@@ -488,9 +488,9 @@ func (r *run) targetIndexes(t engine.Table) []string {
 	}
 	name := engine.Table(r.job.Table())
 	if r.job.Strategy == job.StrategyMerge {
-		return ix.CreateIndex(t, engine.IndexName(name, engine.IndexKey), r.job.Key, true)
+		return ix.CreateIndex(t, engine.IndexName(name, engine.IndexKey), engine.IndexKey, r.job.Key)
 	}
-	return ix.CreateIndex(t, engine.IndexName(name, engine.IndexPartition), []string{r.job.Partition.Column}, false)
+	return ix.CreateIndex(t, engine.IndexName(name, engine.IndexPartition), engine.IndexPartition, []string{r.job.Partition.Column})
 }
 
 // ensureLedger creates the ledger if no run has yet.

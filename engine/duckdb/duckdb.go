@@ -118,6 +118,11 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		return nil, err
 	}
 	for _, q := range []string{
+		// DuckDB runs inside idem: by default it may take 80% of the host's
+		// memory for its buffers, and keeps every block a run has read
+		// cached up to that, so a merge into a 10M-row table held 1.1 GB.
+		// The limit makes it evict and spill (to <file>.tmp) instead.
+		"SET memory_limit = " + Dialect{}.String(memoryLimit()),
 		// Nothing idem does depends on the order rows are stored in (dedup
 		// has its own ORDER BY, checksums are order-independent), and
 		// keeping that order makes bulk inserts and the checkpoint at close
@@ -135,6 +140,18 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		}
 	}
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
+}
+
+// MemoryLimit is DuckDB's memory_limit on a target's connection, unless
+// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') overrides it. See
+// BENCHMARKS.md for what it costs.
+const MemoryLimit = "384MB"
+
+func memoryLimit() string {
+	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
+		return v
+	}
+	return MemoryLimit
 }
 
 // ErrNotDatabase marks a target path that exists and is not a DuckDB

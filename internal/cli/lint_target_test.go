@@ -53,12 +53,21 @@ func TestLintTargetMissingIndex(t *testing.T) {
 	}
 	require.Len(t, lines, 2, out)
 	require.Contains(t, lines[0], "warning: missing-index: table byhand has no index on (d): deleting and checksumming a partition")
-	require.Contains(t, lines[0], `CREATE INDEX IF NOT EXISTS "byhand__idem_partition" ON "byhand" ("d")`)
+	require.Contains(t, lines[0], `CREATE INDEX IF NOT EXISTS "byhand__idem_partition" ON "byhand" USING brin ("d") WITH (autosummarize = on)`)
 	require.Contains(t, lines[1], "table byhand has no index on (order_id): the merge plan")
 	require.Contains(t, lines[1], `CREATE UNIQUE INDEX IF NOT EXISTS "byhand__idem_key" ON "byhand" ("order_id")`)
 	code, out, _ = run(t, "lint", part)
 	require.Equal(t, 0, code)
 	require.NotContains(t, out, "missing-index", "without --target lint opens no target")
+
+	// A B-tree on the partition column serves; a non-unique one on the key
+	// does not make the key unique.
+	_, err = db.Exec(`CREATE INDEX ON ` + schema + `.byhand (d, amount); CREATE INDEX ON ` + schema + `.byhand (order_id)`)
+	require.NoError(t, err)
+	code, out, errOut = run(t, "lint", "--target", part, dir+"/merge.yaml")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, strings.Count(out, "missing-index"), out)
+	require.Contains(t, out, "table byhand has no index on (order_id)")
 
 	// Tables idem creates have their index; lint says nothing of them.
 	for _, strategy := range []string{"partition", "merge"} {

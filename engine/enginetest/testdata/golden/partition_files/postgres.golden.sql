@@ -42,7 +42,7 @@ EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL
 END $idem$;
 
 DO $idem$ BEGIN
-CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "sales"."orders" ("created_at");
+CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "sales"."orders" USING brin ("created_at") WITH (autosummarize = on);
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 

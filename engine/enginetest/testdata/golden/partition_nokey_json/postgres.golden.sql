@@ -29,7 +29,7 @@ EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL
 END $idem$;
 
 DO $idem$ BEGIN
-CREATE INDEX IF NOT EXISTS "events__idem_partition" ON "events" ("ts");
+CREATE INDEX IF NOT EXISTS "events__idem_partition" ON "events" USING brin ("ts") WITH (autosummarize = on);
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 

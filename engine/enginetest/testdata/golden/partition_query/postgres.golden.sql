@@ -26,7 +26,7 @@ EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL
 END $idem$;
 
 DO $idem$ BEGIN
-CREATE INDEX IF NOT EXISTS "daily_orders__idem_partition" ON "daily_orders" ("order_date");
+CREATE INDEX IF NOT EXISTS "daily_orders__idem_partition" ON "daily_orders" USING brin ("order_date") WITH (autosummarize = on);
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
