@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -142,16 +143,16 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
 }
 
-// MemoryLimit is DuckDB's memory_limit on a target's connection, unless
-// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') overrides it. See
+// memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB,
+// or 64 MB a core where there are more than six (each of DuckDB's threads,
+// one a core, reads CSV through a 32 MB buffer that cannot spill), unless
+// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. See
 // BENCHMARKS.md for what it costs.
-const MemoryLimit = "384MB"
-
 func memoryLimit() string {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
 		return v
 	}
-	return MemoryLimit
+	return fmt.Sprintf("%dMB", max(384, 64*runtime.NumCPU()))
 }
 
 // ErrNotDatabase marks a target path that exists and is not a DuckDB
