@@ -45,6 +45,17 @@ type run struct {
 	built      engine.Table // with swap: the table built to replace the target, or zero
 	replaces   bool         // the built table replaces an existing target
 	unlock     func()       // with swap: releases the run's lock
+	// pre is the partition's checksum taken while the input was hashed,
+	// for the skip decision (nil: not taken).
+	pre *partitionSum
+}
+
+// partitionSum is a partition's row count and checksum, and the ledger
+// entry it is to be compared with.
+type partitionSum struct {
+	last *ledger.Entry
+	n    int64
+	sum  string
 }
 
 // Phases of a run's steps. An engine whose DDL is transactional runs every
@@ -313,6 +324,7 @@ func (r *run) commit() error {
 // lock (a run of this partition that just committed may have created it),
 // brings an older ledger up to date, and checks the target's owner.
 func (r *run) checkLedger(ctx context.Context) error {
+	r.pre = nil // read again: what was read before may have changed
 	exists, current, err := r.ledgerState(ctx)
 	if err != nil {
 		return err
@@ -339,7 +351,7 @@ func (r *run) inspectTarget(ctx context.Context) (err error) {
 }
 
 // fingerprintFiles lists the input files and fingerprints their bytes.
-func (r *run) fingerprintFiles(context.Context) error {
+func (r *run) fingerprintFiles(ctx context.Context) error {
 	globs := make([]string, len(r.job.Source.Files))
 	for i, f := range r.job.Source.Files {
 		globs[i] = job.RenderPath(f, r.w)
@@ -353,11 +365,51 @@ func (r *run) fingerprintFiles(context.Context) error {
 		return &InputError{Msg: fmt.Sprintf("no input: no file matches %s (in %s); nothing was loaded (set allow_empty: true if an empty delivery is normal)",
 			quoteAll(globs), r.job.Dir)}
 	}
-	fp, err := source.FingerprintFiles(files)
+	// The files are hashed here (this process's CPU) while the database
+	// checksums the partition a skip compares (its CPU): an unchanged rerun
+	// pays for the longer of the two instead of both. When the input has
+	// changed, the checksum was not needed: one read of the partition, next
+	// to a load that writes and checksums it again.
+	type hashed struct {
+		fp  string
+		err error
+	}
+	done := make(chan hashed, 1)
+	go func() {
+		fp, err := source.FingerprintFiles(files)
+		done <- hashed{fp, err}
+	}()
+	perr := r.checksumAhead(ctx)
+	h := <-done
+	if err := errors.Join(h.err, perr); err != nil {
+		return err
+	}
+	r.setRunID(h.fp)
+	return nil
+}
+
+// checksumAhead takes the checksum skip would take, when the partition has
+// a last run that a skip could match.
+func (r *run) checksumAhead(ctx context.Context) error {
+	if r.opts.Force || !r.ledger || !r.exists || r.job.Strategy == job.StrategyMerge {
+		return nil
+	}
+	last, err := ledger.Last(ctx, r.s, r.db, r.job.Name, r.w.Label)
+	if errors.Is(err, ledger.ErrNoRun) {
+		return nil
+	}
+	if err != nil || (!last.PartitionClosed && r.job.Closed(r.w, r.opts.AsOf)) {
+		return err
+	}
+	where, err := r.window(r.targetCols)
 	if err != nil {
 		return err
 	}
-	r.setRunID(fp)
+	n, sum, err := r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
+	if err != nil {
+		return err
+	}
+	r.pre = &partitionSum{last: last, n: n, sum: sum}
 	return nil
 }
 
