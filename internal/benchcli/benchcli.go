@@ -91,7 +91,7 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	asJSON := fs.Bool("json", false, "print one JSON object per row instead of the table")
 	big := fs.Bool("big", false, "the issue's full sizes: replace 1 partition of --rows in 3x and 30x --rows; merge 10k into --rows and 30x; merge --rows into 10x")
 	only := fs.String("only", "", "run only scenarios starting with these prefixes, comma-separated (e.g. 1,4)")
-	dir := fs.String("dir", filepath.Join(os.TempDir(), "idem-bench"), "where generated data and DuckDB files go")
+	dir := fs.String("dir", filepath.Join(os.TempDir(), "idem-bench-cmd"), "where generated data (cached by size) and DuckDB files go")
 	pg := fs.String("postgres", envOr("IDEM_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL URL (schemas named --schema-prefix* are dropped and created there)")
 	prefix := fs.String("schema-prefix", "idem_bench_", "prefix of the PostgreSQL schemas the benchmark drops and creates")
 	idem := fs.String("idem", "", "a built idem binary (default: go build ./cmd/idem into --dir)")
