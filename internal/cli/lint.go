@@ -22,7 +22,7 @@ func newLintCmd(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint JOB.yaml...",
 		Short: "Find what would make a job's reruns differ: non-deterministic SQL, unwindowed sources, missing or generated keys",
-		Long: `Lint checks job files without opening their targets. Each finding is printed as
+		Long: `Lint checks job files without opening their targets (unless --target). Each finding is printed as
 FILE:LINE:COL: severity: name: message (text) — do instead: …
 
 Errors (nondeterministic, generated-key) make idem run and backfill refuse the job (exit 2)
