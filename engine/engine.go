@@ -411,6 +411,10 @@ type Swapper interface {
 	Swap(table, built Table, exists bool) []string
 	// Drop drops table t if it exists (a crashed run's built table).
 	Drop(t Table) string
+	// Like creates built, empty, with table's columns and their types (and
+	// what else the engine copies: indexes, keys), so a rebuild changes
+	// nothing of the columns a target has, as ADD COLUMN would not.
+	Like(built, table Table) []string
 }
 
 // BuildSuffix names the table a Swapper run builds to replace a target.

@@ -616,25 +616,42 @@ func (r *run) build(ctx context.Context) (err error) {
 	if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
 		return err
 	}
-	stmts := r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt)
-	if !r.exists { // a table idem creates; one it rebuilds keeps its owner's indexes to itself
-		stmts = append(stmts, r.targetIndexes(r.built)...)
+	if err := r.buildShape(ctx, t); err != nil {
+		return err
+	}
+	r.table = r.sql.Table(r.built)
+	r.replaces, r.exists = r.exists, true
+	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
+	return err
+}
+
+// buildShape creates the built table: a new target from the input's
+// columns, or the target's own columns and types (never the input's: a
+// DECIMAL column stays one though the file reads as integers) plus the new
+// ones, holding the target's rows.
+func (r *run) buildShape(ctx context.Context, t engine.Table) error {
+	// A table idem creates gets its indexes; one it rebuilds gets what
+	// Swapper.Like copies of its target.
+	stmts := append(r.sql.Stage.CreateTableFrom(r.built, stageTable, r.job.LoadedAt), r.targetIndexes(r.built)...)
+	if r.exists {
+		stmts = r.swap.Like(r.built, t)
+		for _, c := range r.newCols {
+			stmts = append(stmts, r.sql.Stage.AddColumn(r.built, stageTable, c))
+		}
 	}
 	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}
 	}
-	if r.exists {
-		q := r.sql.Write.InsertSelect(r.sql.Table(r.built), names(r.targetCols), "", r.table, "")
-		if _, err := r.s.exec(ctx, q); err != nil {
-			return fmt.Errorf("copying %s into %s: %w", r.job.Target.Table, r.built.Name, err)
-		}
+	if !r.exists {
+		return nil
 	}
-	r.table = r.sql.Table(r.built)
-	r.replaces, r.exists = r.exists, true
-	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
-	return err
+	q := r.sql.Write.InsertSelect(r.sql.Table(r.built), names(r.targetCols), "", r.table, "")
+	if _, err := r.s.exec(ctx, q); err != nil {
+		return fmt.Errorf("copying %s into %s: %w", r.job.Target.Table, r.built.Name, err)
+	}
+	return nil
 }
 
 // lockTable makes a partition run that must build the whole table the

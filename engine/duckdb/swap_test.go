@@ -1,9 +1,6 @@
 package duckdb_test
 
 import (
-	"context"
-
-	"github.com/idemdata/idem/engine/enginetest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,30 +12,15 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/duckdb"
+	"github.com/idemdata/idem/engine/duckdb/swapfake"
+	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
 
-// swapDB is DuckDB pretending that its DDL commits the open transaction,
-// as MySQL's does: it declares engine.Swapper, so the runner must keep
-// every DDL statement out of the data transaction and change a table's
-// shape by building a new one and swapping it in.
-type swapDB struct{ *duckdb.DB }
-
-var _ engine.Swapper = swapDB{}
-
-func (swapDB) Swap(table, built engine.Table, exists bool) []string {
-	d := duckdb.Dialect{}
-	rename := "ALTER TABLE " + d.Table(built) + " RENAME TO " + d.Ident(table.Name)
-	if !exists {
-		return []string{rename}
-	}
-	// DuckDB has no two-table RENAME; one transaction of its DDL is one
-	// atomic step, as MySQL's RENAME TABLE a TO b, c TO a is.
-	return []string{"BEGIN; DROP TABLE " + d.Table(table) + "; " + rename + "; COMMIT"}
-}
-
-func (swapDB) Drop(t engine.Table) string { return "DROP TABLE IF EXISTS " + duckdb.Dialect{}.Table(t) }
+// swapDB is DuckDB pretending that its DDL commits the open transaction
+// (see engine/duckdb/swapfake).
+type swapDB = swapfake.DB
 
 var ddl = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP)\b`)
 
@@ -81,7 +63,7 @@ func openBoth(t *testing.T) (plain *duckdb.DB, swapped swapDB) {
 	b, err := duckdb.Open(t.Context(), filepath.Join(dir, "swapped.duckdb"), time.Second)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close(); b.Close() })
-	return a, swapDB{b}
+	return a, swapDB{DB: b}
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -209,20 +191,6 @@ delete_when: gone
 	require.EqualValues(t, 3, n) // 1 (v2), 3, 4; 2 stays deleted
 }
 
-func init() {
-	// duckdb-swap: targets are DuckDB files opened as swapDB, so the
-	// conformance suite runs the swap path (see TestConformanceSwapPath).
-	real, _ := engine.Lookup("duckdb")
-	engine.Register("duckdb-swap", engine.Driver{Name: "duckdb-swap", File: true, Form: "duckdb-swap:PATH", Example: "duckdb-swap:x.duckdb",
-		Open: func(ctx context.Context, path string, o engine.OpenOptions) (engine.DB, error) {
-			db, err := real.Open(ctx, path, o)
-			if err != nil {
-				return nil, err
-			}
-			return swapDB{db.(*duckdb.DB)}, nil
-		}})
-}
-
 // planDDL: a plan rolls back where a run commits, and DDL on such an
 // engine cannot be rolled back, so a plan there stops before the first DDL
 // on a persistent object (runner.ErrPlanNeedsDDL) and changes nothing. On
@@ -232,8 +200,8 @@ const planDDL = "a plan on an engine whose DDL commits stops before DDL it canno
 
 // TestConformanceSwapPath runs the conformance suite's in-process cases on
 // the swap path: every guarantee holds when DDL stays out of the data
-// transaction. Cases that start the idem binary are left to the real
-// engines: the binary knows no test-only engine.
+// transaction, in-process and in the binary (built with the swapfake
+// engine).
 func TestConformanceSwapPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in the full run only; with -short, TestSwapPath* cover the swap path")
@@ -243,7 +211,6 @@ func TestConformanceSwapPath(t *testing.T) {
 			return "duckdb-swap:" + filepath.Join(t.TempDir(), "target.duckdb")
 		},
 		GeneratedKeyTable: harness.GeneratedKeyTable,
-		InProcess:         true,
 		Unsupported: map[string]string{
 			"PlanOfAFailingRunRecordsNothing": planDDL,
 			"PlanEqualsRunMerge":              planDDL,
@@ -251,4 +218,54 @@ func TestConformanceSwapPath(t *testing.T) {
 			"PlanEqualsRunPartitionFiles":     planDDL,
 		},
 	})
+}
+
+// A rebuild for a new column keeps the target's columns as they were: their
+// types come from the target, not from how the input reads (an amount
+// DECIMAL(12,2) stays one though the file reads as BIGINT, a text code
+// stays text though it reads as a number),
+// as the transactional path's ADD COLUMN keeps them.
+func TestSwapPathRebuildKeepsTargetTypes(t *testing.T) {
+	plain, swapped := openBoth(t)
+	dir := t.TempDir()
+	for _, db := range []engine.DB{plain, swapped} {
+		_, err := db.Conn().ExecContext(t.Context(), `CREATE TABLE orders (id BIGINT, day DATE, amount DECIMAL(12,2), code VARCHAR);
+INSERT INTO orders VALUES (1, DATE '2024-05-01', 10.25, '007')`)
+		require.NoError(t, err)
+	}
+	j, err := job.Parse([]byte(`idem: 1
+job: orders
+source:
+  files: in/orders-{{ date }}.csv
+target:
+  table: orders
+strategy: partition
+partition:
+  column: day
+on_schema_change: add_columns
+`), dir, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	writeFile(t, filepath.Join(dir, "in/orders-2024-05-02.csv"), "id,day,amount,code,note\n2,2024-05-02,2,12,new\n")
+	types := func(db engine.DB) []string {
+		rows, err := db.Conn().QueryContext(t.Context(), "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_name = 'orders' ORDER BY ordinal_position")
+		require.NoError(t, err)
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			require.NoError(t, rows.Scan(&s))
+			out = append(out, s)
+		}
+		return out
+	}
+	want, _ := runRecorded(t, plain, j, "2024-05-02", false)
+	got, rec := runRecorded(t, swapped, j, "2024-05-02", false)
+	requireNoDDLInTx(t, rec)
+	require.Contains(t, strings.Join(rec, "\n"), engine.BuildSuffix, "a shape change must build and swap")
+	require.Equal(t, []string{"id BIGINT", "day DATE", "amount DECIMAL(12,2)", "code VARCHAR", "note VARCHAR"}, types(plain))
+	require.Equal(t, types(plain), types(swapped))
+	require.Equal(t, want.Checksum, got.Checksum)
+	wn, ws := checksum(t, plain, "orders")
+	gn, gs := checksum(t, swapped, "orders")
+	require.Equal(t, [2]any{wn, ws}, [2]any{gn, gs})
 }

@@ -299,7 +299,8 @@ func Binary(t testing.TB) string {
 		}
 		defer unlock()
 		binPath = filepath.Join(dir, "idem")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/idem")
+		// The tag adds the test-only duckdb-swap: engine (swapfake).
+		cmd := exec.Command("go", "build", "-tags", "idem_swap_fake", "-o", binPath, "./cmd/idem")
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {
