@@ -123,6 +123,7 @@ type SQL struct {
 	Records Records
 	Scratch Scratch
 	Diff    Differ
+	Index   Indexer // nil when the engine's storage needs no index (see Indexer)
 }
 
 // Stager reads input into temporary tables and shapes the target.

@@ -608,8 +608,11 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 		r.res.RowCount, r.res.Checksum = prev.RowCount, prev.Checksum
 		return true, nil
 	}
-	last, err := ledger.Last(ctx, r.s, r.db, j.Name, r.w.Label)
-	if errors.Is(err, ledger.ErrNoRun) {
+	var last *ledger.Entry
+	var err error
+	if r.pre != nil {
+		last = r.pre.last
+	} else if last, err = ledger.Last(ctx, r.s, r.db, j.Name, r.w.Label); errors.Is(err, ledger.ErrNoRun) {
 		return false, nil
 	}
 	if err != nil || last.RunID != r.res.RunID {
@@ -621,16 +624,9 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 		r.res.Reloaded = fmt.Sprintf("run %s loaded it while it was open; it is closed now", short(last.RunID))
 		return false, nil
 	}
-	var n int64
-	var sum string
-	if r.exists {
-		where, err := r.window(r.targetCols)
-		if err != nil {
-			return false, err
-		}
-		if n, sum, err = r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where); err != nil {
-			return false, err
-		}
+	n, sum, err := r.partitionSum(ctx)
+	if err != nil {
+		return false, err
 	}
 	if n != last.RowCount || (n > 0 && sum != last.Checksum) {
 		r.res.Reloaded = fmt.Sprintf("the partition changed since run %s: it had %d rows, checksum %s; now %d rows, checksum %s",
@@ -639,6 +635,22 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 	}
 	r.res.RowCount, r.res.Checksum = n, sum
 	return true, nil
+}
+
+// partitionSum is the partition's row count and checksum, as taken while
+// the input was hashed (checksumAhead), or now.
+func (r *run) partitionSum(ctx context.Context) (int64, string, error) {
+	if r.pre != nil {
+		return r.pre.n, r.pre.sum, nil
+	}
+	if !r.exists {
+		return 0, "", nil
+	}
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return 0, "", err
+	}
+	return r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
 }
 
 func (r *run) tableExists(ctx context.Context) (bool, error) {

@@ -52,6 +52,17 @@ type run struct {
 	unkeyed  bool
 	replaces bool   // the built table replaces an existing target
 	unlock   func() // with swap: releases the run's lock
+	// pre is the partition's checksum taken while the input was hashed,
+	// for the skip decision (nil: not taken).
+	pre *partitionSum
+}
+
+// partitionSum is a partition's row count and checksum, and the ledger
+// entry it is to be compared with.
+type partitionSum struct {
+	last *ledger.Entry
+	n    int64
+	sum  string
 }
 
 // Phases of a run's steps. An engine whose DDL is transactional runs every
@@ -348,6 +359,7 @@ func (r *run) commit() error {
 // lock (a run of this partition that just committed may have created it),
 // brings an older ledger up to date, and checks the target's owner.
 func (r *run) checkLedger(ctx context.Context) error {
+	r.pre = nil // read again: what was read before may have changed
 	exists, current, err := r.ledgerState(ctx)
 	if err != nil {
 		return err
@@ -374,7 +386,7 @@ func (r *run) inspectTarget(ctx context.Context) (err error) {
 }
 
 // fingerprintFiles lists the input files and fingerprints their bytes.
-func (r *run) fingerprintFiles(context.Context) error {
+func (r *run) fingerprintFiles(ctx context.Context) error {
 	globs := make([]string, len(r.job.Source.Files))
 	for i, f := range r.job.Source.Files {
 		globs[i] = job.RenderPath(f, r.w)
@@ -388,11 +400,51 @@ func (r *run) fingerprintFiles(context.Context) error {
 		return &InputError{Msg: fmt.Sprintf("no input: no file matches %s (in %s); nothing was loaded (set allow_empty: true if an empty delivery is normal)",
 			quoteAll(globs), r.job.Dir)}
 	}
-	fp, err := source.FingerprintFiles(files)
+	// The files are hashed here (this process's CPU) while the database
+	// checksums the partition a skip compares (its CPU): an unchanged rerun
+	// pays for the longer of the two instead of both. When the input has
+	// changed, the checksum was not needed: one read of the partition, next
+	// to a load that writes and checksums it again.
+	type hashed struct {
+		fp  string
+		err error
+	}
+	done := make(chan hashed, 1)
+	go func() {
+		fp, err := source.FingerprintFiles(files)
+		done <- hashed{fp, err}
+	}()
+	perr := r.checksumAhead(ctx)
+	h := <-done
+	if err := errors.Join(h.err, perr); err != nil {
+		return err
+	}
+	r.setRunID(h.fp)
+	return nil
+}
+
+// checksumAhead takes the checksum skip would take, when the partition has
+// a last run that a skip could match.
+func (r *run) checksumAhead(ctx context.Context) error {
+	if r.opts.Force || !r.ledger || !r.exists || r.job.Strategy == job.StrategyMerge {
+		return nil
+	}
+	last, err := ledger.Last(ctx, r.s, r.db, r.job.Name, r.w.Label)
+	if errors.Is(err, ledger.ErrNoRun) {
+		return nil
+	}
+	if err != nil || (!last.PartitionClosed && r.job.Closed(r.w, r.opts.AsOf)) {
+		return err
+	}
+	where, err := r.window(r.targetCols)
 	if err != nil {
 		return err
 	}
-	r.setRunID(fp)
+	n, sum, err := r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
+	if err != nil {
+		return err
+	}
+	r.pre = &partitionSum{last: last, n: n, sum: sum}
 	return nil
 }
 
@@ -507,7 +559,8 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 	if !create {
 		return nil
 	}
-	for _, q := range r.sql.Stage.CreateTableFrom(engine.Table(r.job.Table()), stageTable, r.job.LoadedAt) {
+	t := engine.Table(r.job.Table())
+	for _, q := range append(r.sql.Stage.CreateTableFrom(t, stageTable, r.job.LoadedAt), r.targetIndexes(t)...) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", r.job.Target.Table, err)
 		}
@@ -518,6 +571,22 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 	r.exists = true
 	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
 	return err
+}
+
+// targetIndexes creates what a target idem creates needs so that a run's
+// cost follows its rows (engine.Indexer): an index on the partition column,
+// or a unique one on a merge's key. The index keeps t's name (a built
+// table is renamed into the target's place).
+func (r *run) targetIndexes(t engine.Table) []string {
+	ix := r.sql.Index
+	if ix == nil {
+		return nil
+	}
+	name := engine.Table(r.job.Table())
+	if r.job.Strategy == job.StrategyMerge {
+		return ix.CreateIndex(t, engine.IndexName(name, engine.IndexKey), engine.IndexKey, r.job.Key)
+	}
+	return ix.CreateIndex(t, engine.IndexName(name, engine.IndexPartition), engine.IndexPartition, []string{r.job.Partition.Column})
 }
 
 // ensureLedger creates the ledger if no run has yet.
@@ -605,7 +674,9 @@ func (r *run) build(ctx context.Context) (err error) {
 // DECIMAL column stays one though the file reads as integers) plus the new
 // ones, holding the target's rows.
 func (r *run) buildShape(ctx context.Context, t engine.Table) error {
-	stmts := r.createTable(r.built)
+	// A table idem creates gets its indexes; one it rebuilds gets what
+	// Swapper.Like copies of its target.
+	stmts := append(r.createTable(r.built), r.targetIndexes(r.built)...)
 	if r.exists {
 		stmts = r.swap.Like(r.built, t)
 		for _, c := range r.newCols {

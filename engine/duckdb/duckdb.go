@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -118,6 +119,11 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		return nil, err
 	}
 	for _, q := range []string{
+		// DuckDB runs inside idem: by default it may take 80% of the host's
+		// memory for its buffers, and keeps every block a run has read
+		// cached up to that, so a merge into a 10M-row table held 1.1 GB.
+		// The limit makes it evict and spill (to <file>.tmp) instead.
+		"SET memory_limit = " + Dialect{}.String(memoryLimit()),
 		// Nothing idem does depends on the order rows are stored in (dedup
 		// has its own ORDER BY, checksums are order-independent), and
 		// keeping that order makes bulk inserts and the checkpoint at close
@@ -135,6 +141,20 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		}
 	}
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
+}
+
+// memoryLimit is DuckDB's memory_limit on a target's connection: 256 MB,
+// or 64 MB a core where there are more than four (each of DuckDB's threads,
+// one a core, reads CSV through a 32 MB buffer that cannot spill), unless
+// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. At
+// 256 MB a merge of 1M rows into 10M peaked at 393-459 MiB RSS, at 384 MB
+// at 451-553 MiB, without a limit at 506-576 MiB, in the same time within
+// the noise (BENCHMARKS.md).
+func memoryLimit() string {
+	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
+		return v
+	}
+	return fmt.Sprintf("%dMB", max(256, 64*runtime.NumCPU()))
 }
 
 // ErrNotDatabase marks a target path that exists and is not a DuckDB

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -89,4 +90,24 @@ func TestOpenReadOnly(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, before, after)
+}
+
+// The target's connection runs under a memory limit (DuckDB's default is
+// 80% of the host's memory), which IDEM_DUCKDB_MEMORY_LIMIT overrides.
+func TestMemoryLimit(t *testing.T) {
+	ctx := t.Context()
+	limit := func() string {
+		db, err := duckdb.Open(ctx, filepath.Join(t.TempDir(), "m.duckdb"), time.Minute)
+		require.NoError(t, err)
+		defer db.Close()
+		var v string
+		require.NoError(t, db.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&v))
+		return v
+	}
+	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "")
+	if runtime.NumCPU() <= 4 {
+		require.Equal(t, "244.1 MiB", limit(), "256MB (DuckDB's MB are 10^6 bytes)")
+	}
+	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "2GB")
+	require.Equal(t, "1.8 GiB", limit())
 }

@@ -4,25 +4,36 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/lint"
 )
 
 func newLintCmd(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON, target bool
+		lockTimeout    time.Duration
+	)
 	cmd := &cobra.Command{
 		Use:   "lint JOB.yaml...",
 		Short: "Find what would make a job's reruns differ: non-deterministic SQL, unwindowed sources, missing or generated keys",
-		Long: `Lint checks job files without opening their targets. Each finding is printed as
+		Long: `Lint checks job files without opening their targets (unless --target). Each finding is printed as
 FILE:LINE:COL: severity: name: message (text) — do instead: …
 
 Errors (nondeterministic, generated-key) make idem run and backfill refuse the job (exit 2)
 unless the job file waives them by name under lint: {allow: [name]} (or nondeterministic:FUNC
 for one function). Warnings (query-without-window, files-without-date, partition-without-key)
 do not refuse.
+
+With --target, lint also opens each job's target read-only and warns (missing-index) when
+the table exists without the index a table idem creates has: on the partition column (a
+partition job) or a unique one on the key (a merge job). Without it every run reads the whole
+table (BENCHMARKS.md, scenario 3); the warning gives the statement that creates it.
 
 Exit: 0 when no job has an error (warnings allowed); 2 when one has a lint error or cannot be
 read.`,
@@ -50,6 +61,18 @@ read.`,
 					}
 					fmt.Fprintln(stdout, f)
 				}
+				if !target {
+					continue
+				}
+				missing, err := idem.MissingIndexes(cmd.Context(), j, lockTimeout)
+				if err != nil {
+					fmt.Fprintf(stderr, "idem: %s: %v\n", path, err)
+					code = max(code, exitCode(err))
+					continue
+				}
+				for _, m := range missing {
+					printMissingIndex(stdout, path, m, asJSON)
+				}
 			}
 			if code != ExitOK {
 				return &exitError{code, errQuiet}
@@ -58,5 +81,24 @@ read.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per finding")
+	cmd.Flags().BoolVar(&target, "target", false, "also open each target read-only and check its indexes")
+	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 10*time.Second, "how long to wait for a target another process holds")
 	return cmd
+}
+
+// printMissingIndex prints a missing index as a warning finding.
+func printMissingIndex(w io.Writer, path string, m idem.MissingIndex, asJSON bool) {
+	what := "an index"
+	if m.Unique {
+		what = "a unique index"
+	}
+	msg := fmt.Sprintf("table %s has no index on (%s): %s", m.Table, strings.Join(m.Columns, ", "), m.Cost)
+	instead := "create " + what + ": " + m.Create
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{"file": path, "severity": lint.SeverityWarning, "name": "missing-index",
+			"message": msg, "instead": instead, "index": m})
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(w, "%s: %s: missing-index: %s — do instead: %s\n", path, lint.SeverityWarning, msg, instead)
 }

@@ -41,6 +41,11 @@ CREATE TABLE IF NOT EXISTS "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPT
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
+DO $idem$ BEGIN
+CREATE UNIQUE INDEX IF NOT EXISTS "orders__idem_key" ON "sales"."orders" ("order_id");
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
 SELECT * FROM "sales"."orders" LIMIT 0;
 
 SELECT a.attname FROM pg_catalog.pg_attribute AS a

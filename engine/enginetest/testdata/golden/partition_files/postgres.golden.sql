@@ -41,6 +41,11 @@ CREATE TABLE IF NOT EXISTS "sales"."orders" AS SELECT *, CAST(NULL AS TIMESTAMPT
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "sales"."orders" USING brin ("created_at") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
 SELECT * FROM "sales"."orders" LIMIT 0;
 
 SELECT count(*), count(*) FILTER (WHERE "created_at" >= TIMESTAMP '2026-11-28 00:00:00' AND "created_at" < TIMESTAMP '2026-11-29 00:00:00'), count(*) FILTER (WHERE "created_at" IS NULL) FROM "idem_stage_dedup";

@@ -28,6 +28,11 @@ CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "events__idem_partition" ON "events" USING brin ("ts") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
 SELECT * FROM "events" LIMIT 0;
 
 SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00'), count(*) FILTER (WHERE "ts" IS NULL) FROM "idem_stage";

@@ -25,6 +25,11 @@ CREATE TABLE IF NOT EXISTS "daily_orders" AS SELECT * FROM "idem_stage" WITH NO 
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "daily_orders__idem_partition" ON "daily_orders" USING brin ("order_date") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
 SELECT * FROM "daily_orders" LIMIT 0;
 
 SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29'), count(*) FILTER (WHERE "order_date" IS NULL) FROM "idem_stage";

@@ -1,0 +1,21 @@
+// Command idem-bench measures idem against each engine's own bulk path and
+// prints one table (BENCHMARKS.md):
+//
+//	go run ./cmd/idem-bench [--engines duckdb,postgres] [--rows N] [--repeat K] [--big] [--json]
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/idemdata/idem/internal/benchcli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := benchcli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

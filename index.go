@@ -1,0 +1,107 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+)
+
+// MissingIndex is an index a job's target lacks, which a target idem
+// creates has (engine.Indexer): without it, a run reads the whole table.
+type MissingIndex struct {
+	Table   string   `json:"table"`
+	Columns []string `json:"columns"`
+	Unique  bool     `json:"unique"`
+	// Cost says what a run pays without it.
+	Cost string `json:"cost"`
+	// Create is the engine's statement that creates it.
+	Create string `json:"create"`
+}
+
+// MissingIndexes opens j's target read-only and reports the index its
+// strategy needs that the table lacks: on the partition column (a
+// partition job), or on the key (a merge job). A target that does not
+// exist yet, or an engine that needs no index, reports none.
+func MissingIndexes(ctx context.Context, j *Job, lockTimeout time.Duration) ([]MissingIndex, error) {
+	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ix := db.SQL().Index
+	if ix == nil {
+		return nil, nil
+	}
+	t := engine.Table(j.Table())
+	q, args := db.SQL().Catalog.TableExists(t)
+	rows, err := db.Conn().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	exists := rows.Next()
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil || !exists {
+		return nil, err
+	}
+	have, err := indexes(ctx, db, ix, t)
+	if err != nil {
+		return nil, fmt.Errorf("reading the indexes of %s: %w", j.Target.Table, err)
+	}
+	want := MissingIndex{Table: j.Target.Table, Columns: []string{j.Partition.Column},
+		Cost: "deleting and checksumming a partition (every run, and every rerun that is skipped) reads the whole table: a run's time grows with the table, not with the partition"}
+	purpose := engine.IndexPartition
+	if j.Strategy == job.StrategyMerge {
+		want.Columns, want.Unique, purpose = j.Key, true, engine.IndexKey
+		want.Cost = "the merge plan joins the staged rows with the whole table: merging a small batch into a large table reads all of it"
+	}
+	for _, h := range have[purpose] {
+		if covers(h, want.Columns) {
+			return nil, nil
+		}
+	}
+	want.Create = ix.IndexDDL(t, engine.IndexName(t, purpose), purpose, want.Columns)
+	return []MissingIndex{want}, nil
+}
+
+// indexes reads each index's columns, in order, by the purposes it serves.
+func indexes(ctx context.Context, db engine.DB, ix engine.Indexer, t engine.Table) (map[string][][]string, error) {
+	q, args := ix.IndexedColumns(t)
+	rows, err := db.Conn().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	all := map[string][][]string{}
+	for rows.Next() {
+		var purposes, cols string
+		if err := rows.Scan(&purposes, &cols); err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(purposes, engine.IndexColumnSep) {
+			all[p] = append(all[p], strings.Split(cols, engine.IndexColumnSep))
+		}
+	}
+	return all, rows.Err()
+}
+
+// covers reports whether an index on have serves lookups of want: its
+// leading columns are want's, in any order.
+func covers(have, want []string) bool {
+	if len(have) < len(want) {
+		return false
+	}
+	lead := slices.Clone(have[:len(want)])
+	w := slices.Clone(want)
+	slices.Sort(lead)
+	slices.Sort(w)
+	return slices.Equal(lead, w)
+}

@@ -1,0 +1,93 @@
+package benchcli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine/enginetest"
+)
+
+// TestMain lets this test binary stand in for idem-bench's baseline
+// subprocess: run re-executes os.Executable() with "baseline".
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "baseline" {
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestTinyRun runs every scenario at a tiny size and checks the table's
+// shape: a row per scenario and engine, every run measured, ratios that
+// are the medians' quotient. Times are not checked: they mean nothing here.
+func TestTinyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the idem binary about 40 times")
+	}
+	engines := []string{"duckdb"}
+	args := []string{"--rows", "2000", "--repeat", "2", "--json", "--dir", t.TempDir(),
+		"--idem", enginetest.Binary(t), "--schema-prefix", "idem_benchtest_"}
+	if os.Getenv(enginetest.RequireEnv) != "" || enginetest.Postgres.Ping(context.Background(), pgDSN()) == nil {
+		engines = append(engines, "postgres")
+		args = append(args, "--postgres", enginetest.Postgres.DSN(t))
+	} else {
+		t.Log("no PostgreSQL server: measuring DuckDB only")
+	}
+	args = append(args, "--engines", strings.Join(engines, ","))
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	require.Equal(t, 0, code, "stderr:\n%s", errb.String())
+
+	scenarios := []string{"1 csv load", "1 csv load, key", "2 parquet load", "2 jsonl load", "3 replace partition",
+		"3 merge small batch", "4 merge", "5 unchanged rerun"}
+	var rows []Row
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		var r Row
+		require.NoError(t, dec.Decode(&r))
+		rows = append(rows, r)
+	}
+	require.Len(t, rows, len(scenarios)*len(engines))
+	for i, r := range rows {
+		require.Equal(t, engines[i/len(scenarios)], r.Engine)
+		require.Equal(t, scenarios[i%len(scenarios)], r.Scenario)
+		require.Len(t, r.Idem, 2, r.Scenario)
+		require.Len(t, r.Base, 2, r.Scenario)
+		require.Positive(t, r.IdemMed, r.Scenario)
+		require.Positive(t, r.BaseMed, r.Scenario)
+		require.InDelta(t, r.IdemMed/r.BaseMed, r.Ratio, 0.002, r.Scenario)
+		require.Equal(t, r.Ratio <= r.Goal, r.Met, r.Scenario)
+		require.Positive(t, r.Goal, r.Scenario)
+		require.Positive(t, r.IdemRSS, r.Scenario)
+		require.Positive(t, r.BaseRSS, r.Scenario)
+		require.NotEmpty(t, r.Baseline, r.Scenario)
+	}
+	// The human table has the same rows.
+	out.Reset()
+	var table bytes.Buffer
+	print(&table, Config{Repeat: 2}, rows)
+	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
+	require.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "4 merge") && strings.Contains(l, "duckdb") }))
+}
+
+func pgDSN() string {
+	if d := os.Getenv(enginetest.Postgres.EnvVar); d != "" {
+		return d
+	}
+	return enginetest.Postgres.Default
+}
+
+// TestFlags: bad command lines are refused before anything runs.
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{{"--rows", "10"}, {"--repeat", "0"}, {"--engines", "oracle"}, {"stray"}} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 2, Main(context.Background(), args, &out, &errb), "%v", args)
+		require.Empty(t, out.String())
+	}
+}

@@ -1,0 +1,566 @@
+package benchcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/idemdata/idem/engine/bench"
+)
+
+// The date every scenario loads or names its merge runs by, and an as-of
+// time after which it is closed.
+const (
+	benchDate = "2026-11-28"
+	benchAsOf = "2026-12-31T00:00:00Z"
+)
+
+// goals are the issue's ratios (idem ÷ baseline), by scenario and engine.
+var goals = map[string]map[string]float64{
+	"1 csv load":          {"duckdb": 1.2, "postgres": 1.3},
+	"1 csv load, key":     {"duckdb": 1.3, "postgres": 1.6},
+	"2 parquet load":      {"duckdb": 1.2, "postgres": 1.3},
+	"2 jsonl load":        {"duckdb": 1.2, "postgres": 1.3},
+	"3 replace partition": {"duckdb": 1.2, "postgres": 1.2},
+	"3 merge small batch": {"duckdb": 1.2, "postgres": 1.2},
+	"4 merge":             {"duckdb": 1.3, "postgres": 1.3},
+	"5 unchanged rerun":   {"duckdb": 0.03, "postgres": 0.03},
+}
+
+// env is one engine's run of the scenarios.
+type env struct {
+	cfg    Config
+	log    io.Writer
+	engine string
+	idem   string // the idem binary
+	self   string // this binary, for baselines
+	data   string // generated input
+	work   string // DuckDB files, job files
+}
+
+// run builds idem, then runs every scenario on every engine.
+func run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	bin := cfg.Idem
+	if bin == "" {
+		bin = filepath.Join(dir, "idem")
+		fmt.Fprintln(log, "building idem:", bin)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/idemdata/idem/cmd/idem")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build (run idem-bench inside the idem module, or pass --idem): %w\n%s", err, out)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, e := range cfg.Engines {
+		v := &env{cfg: cfg, log: log, engine: e, idem: bin, self: self, data: filepath.Join(dir, "data"), work: filepath.Join(dir, "work", e)}
+		if err := os.MkdirAll(v.work, 0o755); err != nil {
+			return rows, err
+		}
+		for _, sc := range []struct {
+			prefix string
+			run    func(context.Context) ([]Row, error)
+		}{
+			{"1", v.csvLoad}, {"2", v.formatLoad}, {"3", v.replacePartition}, {"3", v.mergeSmallBatch},
+			{"4", v.merge}, {"5", v.unchangedRerun},
+		} {
+			if !cfg.wanted(sc.prefix) {
+				continue
+			}
+			rs, err := sc.run(ctx)
+			rows = append(rows, rs...)
+			if err != nil {
+				return rows, fmt.Errorf("%s, scenario %s: %w", e, sc.prefix, err)
+			}
+		}
+	}
+	return rows, nil
+}
+
+// target is where one scenario's table lives: a DuckDB file, or a
+// PostgreSQL schema of its own (its own idem_runs too).
+type target struct {
+	engine string
+	url    string // the job's target.url
+	loc    string // a DuckDB file path, or the PostgreSQL URL with the schema on its search_path
+	schema string
+}
+
+func (v *env) target(ctx context.Context, name string) (target, error) {
+	if v.engine == "duckdb" {
+		p := filepath.Join(v.work, name+".duckdb")
+		return target{engine: v.engine, url: "duckdb:" + p, loc: p}, v.reset(ctx, target{engine: v.engine, loc: p})
+	}
+	u, err := url.Parse(v.cfg.Postgres)
+	if err != nil {
+		return target{}, fmt.Errorf("--postgres: %w", err)
+	}
+	schema := v.cfg.Prefix + strings.ReplaceAll(name, "-", "_")
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	t := target{engine: v.engine, url: u.String(), loc: u.String(), schema: schema}
+	return t, bench.ResetSchema(ctx, v.cfg.Postgres, schema)
+}
+
+// reset empties a target: a DuckDB file is removed, a schema dropped and
+// created again.
+func (v *env) reset(ctx context.Context, t target) error {
+	if t.engine == "duckdb" {
+		for _, p := range []string{t.loc, t.loc + ".wal"} {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		return nil
+	}
+	return bench.ResetSchema(ctx, v.cfg.Postgres, t.schema)
+}
+
+// file generates (or finds) an input file.
+func (v *env) file(ctx context.Context, name, format string, n int64, gen func() rowsFunc) (string, error) {
+	p := filepath.Join(v.data, name+"."+format)
+	if _, err := os.Stat(p); err != nil {
+		fmt.Fprintf(v.log, "generating %s\n", p)
+	}
+	return p, writeFile(ctx, p, format, n, gen)
+}
+
+func (v *env) loadFile(ctx context.Context, n int64, format string) (string, error) {
+	return v.file(ctx, fmt.Sprintf("orders-%d", n), format, n, loadRows)
+}
+
+// job writes a job file and returns its path.
+func (v *env) job(name string, t target, table, file, strategy string, key bool) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "idem: 1\njob: %s\ntarget:\n  url: %q\n  table: %s\nsource:\n  files: %q\nstrategy: %s\n", name, t.url, table, file, strategy)
+	if strategy == "partition" {
+		b.WriteString("partition:\n  column: order_date\n")
+	}
+	if key || strategy == "merge" {
+		b.WriteString("key: [order_id]\nlatest_by: updated_at\n")
+	}
+	b.WriteString("columns:\n  amount: DECIMAL(12,2)\n")
+	p := filepath.Join(v.work, name+".yaml")
+	return p, os.WriteFile(p, []byte(b.String()), 0o644)
+}
+
+// result is the part of idem's --json line the benchmark checks.
+type result struct {
+	Action   string `json:"action"`
+	RowsIn   int64  `json:"rows_in"`
+	Inserted int64  `json:"inserted"`
+	Updated  int64  `json:"updated"`
+	RowCount int64  `json:"row_count"`
+	Error    string `json:"error"`
+}
+
+// runIdem runs `idem run` on a job and checks what it did.
+func (v *env) runIdem(ctx context.Context, jobPath string, force bool, check func(result) error) (sample, error) {
+	args := []string{"run", jobPath, "--date", benchDate, "--as-of", benchAsOf, "--json"}
+	if force {
+		args = append(args, "--force")
+	}
+	s, err := measure(exec.CommandContext(ctx, v.idem, args...))
+	if err != nil {
+		return s, err
+	}
+	var r result
+	if err := json.Unmarshal(s.stdout, &r); err != nil {
+		return s, fmt.Errorf("idem's output %q: %w", s.stdout, err)
+	}
+	if err := check(r); err != nil {
+		return s, fmt.Errorf("idem run %s: %w (%s)", filepath.Base(jobPath), err, strings.TrimSpace(string(s.stdout)))
+	}
+	return s, nil
+}
+
+// runBaseline runs one baseline in a subprocess and checks the table's
+// row count after it.
+func (v *env) runBaseline(ctx context.Context, op bench.Op, want int64) (sample, error) {
+	op.Engine = v.engine
+	spec, err := json.Marshal(op)
+	if err != nil {
+		return sample{}, err
+	}
+	s, err := measure(exec.CommandContext(ctx, v.self, "baseline", string(spec)))
+	if err != nil {
+		return s, err
+	}
+	if got := strings.TrimSpace(string(s.stdout)); got != fmt.Sprint(want) {
+		return s, fmt.Errorf("baseline %s %s: the table has %s rows, want %d", op.Kind, op.Format, got, want)
+	}
+	return s, nil
+}
+
+func (v *env) note(scenario, what string, k int, s sample) {
+	fmt.Fprintf(v.log, "%-22s %-8s %-9s %d/%d  %7.3f s  %5d MiB\n", scenario, v.engine, what, k+1, v.cfg.Repeat, s.secs, s.rssKiB/1024)
+}
+
+func (v *env) row(scenario, baseline string, rows int64) Row {
+	return Row{Scenario: scenario, Engine: v.engine, Baseline: baseline, Rows: rows, Goal: goals[scenario][v.engine]}
+}
+
+func loaded(n int64) func(result) error {
+	return func(r result) error {
+		if r.Action != "loaded" || r.RowCount != n {
+			return fmt.Errorf("want %d rows loaded", n)
+		}
+		return nil
+	}
+}
+
+// bulkName says what the engine's bare bulk load of a format is.
+func (v *env) bulkName(format string) string {
+	if v.engine == "postgres" {
+		if format != "csv" {
+			return "CREATE TABLE + COPY FROM STDIN of the same rows as CSV (PostgreSQL reads no " + format + "), one process"
+		}
+		return "CREATE TABLE + COPY FROM STDIN (FORMAT csv) streamed by pgx, one process"
+	}
+	reader := map[string]string{"csv": "read_csv", "parquet": "read_parquet", "jsonl": "read_json"}[format]
+	return "CREATE TABLE + INSERT INTO t SELECT * FROM " + reader + "(…) in a fresh DuckDB process and file"
+}
+
+// load measures one partition load into an empty target against the bare
+// bulk load into an empty table.
+func (v *env) load(ctx context.Context, scenario, name, format string, key bool) (Row, error) {
+	n := v.cfg.Rows
+	r := v.row(scenario, v.bulkName(format), n)
+	file, err := v.loadFile(ctx, n, format)
+	if err != nil {
+		return r, err
+	}
+	csv, err := v.loadFile(ctx, n, "csv")
+	if err != nil {
+		return r, err
+	}
+	it, err := v.target(ctx, name)
+	if err != nil {
+		return r, err
+	}
+	bt, err := v.target(ctx, name+"-bare")
+	if err != nil {
+		return r, err
+	}
+	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), it, "orders", file, "partition", key)
+	if err != nil {
+		return r, err
+	}
+	var idem, base []sample
+	for k := range v.cfg.Repeat {
+		if err := v.reset(ctx, it); err != nil {
+			return r, err
+		}
+		s, err := v.runIdem(ctx, jobPath, false, loaded(n))
+		if err != nil {
+			return r, err
+		}
+		v.note(scenario, "idem", k, s)
+		idem = append(idem, s)
+		if err := v.reset(ctx, bt); err != nil {
+			return r, err
+		}
+		s, err = v.runBaseline(ctx, bench.Op{Target: bt.loc, Table: "orders", Kind: "load", Format: format, File: file, CSV: csv}, n)
+		if err != nil {
+			return r, err
+		}
+		v.note(scenario, "baseline", k, s)
+		base = append(base, s)
+	}
+	finish(&r, idem, base)
+	return r, nil
+}
+
+// csvLoad is scenario 1: a CSV partition into an empty target, without
+// and with key.
+func (v *env) csvLoad(ctx context.Context) ([]Row, error) {
+	var rows []Row
+	for _, c := range []struct {
+		scenario, name string
+		key            bool
+	}{{"1 csv load", "s1", false}, {"1 csv load, key", "s1-key", true}} {
+		r, err := v.load(ctx, c.scenario, c.name, "csv", c.key)
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// formatLoad is scenario 2: the same rows from Parquet and JSON Lines.
+func (v *env) formatLoad(ctx context.Context) ([]Row, error) {
+	var rows []Row
+	for _, f := range []string{"parquet", "jsonl"} {
+		r, err := v.load(ctx, "2 "+f+" load", "s2-"+f, f, false)
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// sizes of scenario 3 and 4, scaled from --rows.
+func (c Config) partitionSizes() (part, small, big int64) {
+	if c.Big {
+		return c.Rows, 3 * c.Rows, 30 * c.Rows
+	}
+	return c.Rows / 10, 3 * c.Rows / 10, 3 * c.Rows
+}
+
+func (c Config) smallMergeSizes() (batch, small, big int64) {
+	if c.Big {
+		return c.Rows / 100, c.Rows, 30 * c.Rows
+	}
+	return c.Rows / 100, 3 * c.Rows / 10, 3 * c.Rows
+}
+
+func (c Config) mergeSizes() (batch, table int64) {
+	if c.Big {
+		return c.Rows, 10 * c.Rows
+	}
+	return c.Rows / 10, c.Rows
+}
+
+// replacePartition is scenario 3a: a loaded partition replaced (--force)
+// in a table of 3 partitions' rows and in one of 30. The baseline is the
+// same run on the small table: cost should follow the partition, not the
+// table.
+func (v *env) replacePartition(ctx context.Context) ([]Row, error) {
+	part, small, big := v.cfg.partitionSizes()
+	scenario := "3 replace partition"
+	r := v.row(scenario, fmt.Sprintf("the same --force run on a %d-row table (idem column: a %d-row table; the partition has %d rows)", small, big, part), part)
+	file, err := v.loadFile(ctx, part, "csv")
+	if err != nil {
+		return nil, err
+	}
+	jobs := map[int64]string{}
+	for _, size := range []int64{small, big} {
+		name := fmt.Sprintf("s3p-%d", size)
+		t, err := v.target(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", file, "partition", false)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := v.runIdem(ctx, jobPath, false, loaded(part)); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(v.log, "filling %s to %d rows\n", name, size)
+		if err := bench.Fill(ctx, v.engine, t.loc, "orders", part+1, size-part, part); err != nil {
+			return nil, err
+		}
+		jobs[size] = jobPath
+	}
+	var idem, base []sample
+	for k := range v.cfg.Repeat {
+		s, err := v.runIdem(ctx, jobs[big], true, loaded(part))
+		if err != nil {
+			return nil, err
+		}
+		v.note(scenario, "big", k, s)
+		idem = append(idem, s)
+		if s, err = v.runIdem(ctx, jobs[small], true, loaded(part)); err != nil {
+			return nil, err
+		}
+		v.note(scenario, "small", k, s)
+		base = append(base, s)
+	}
+	finish(&r, idem, base)
+	return []Row{r}, nil
+}
+
+// mergeTarget makes a merge target of n rows that idem created: a first
+// merge of 1000 rows creates it (with what idem gives a table it
+// creates), generated rows fill it.
+func (v *env) mergeTarget(ctx context.Context, name string, n int64) (target, string, error) {
+	t, err := v.target(ctx, name)
+	if err != nil {
+		return t, "", err
+	}
+	seedRows := min(1000, n/10)
+	seed, err := v.loadFile(ctx, seedRows, "csv")
+	if err != nil {
+		return t, "", err
+	}
+	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", seed, "merge", true)
+	if err != nil {
+		return t, "", err
+	}
+	if _, err := v.runIdem(ctx, jobPath, false, func(r result) error {
+		if r.Inserted != seedRows {
+			return fmt.Errorf("want %d rows inserted", seedRows)
+		}
+		return nil
+	}); err != nil {
+		return t, "", err
+	}
+	fmt.Fprintf(v.log, "filling %s to %d rows\n", name, n)
+	return t, jobPath, bench.Fill(ctx, v.engine, t.loc, "orders", seedRows+1, n-seedRows, 1_000_000)
+}
+
+// batchJob points a merge job at batch k and returns the batch's file.
+func (v *env) batchJob(ctx context.Context, name string, t target, table, m, k int64) (string, string, error) {
+	file, err := v.file(ctx, fmt.Sprintf("merge-%d-%d-%d", table, m, k), "csv", m, func() rowsFunc { return mergeRows(table, m, k) })
+	if err != nil {
+		return "", "", err
+	}
+	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", file, "merge", true)
+	return jobPath, file, err
+}
+
+func merged(m int64) func(result) error {
+	return func(r result) error {
+		if r.Action != "loaded" || r.Inserted+r.Updated != m {
+			return fmt.Errorf("want %d rows inserted or updated", m)
+		}
+		return nil
+	}
+}
+
+// mergeSmallBatch is scenario 3b: a small batch merged into a small and a
+// large table; the baseline is the small table's merge.
+func (v *env) mergeSmallBatch(ctx context.Context) ([]Row, error) {
+	m, small, big := v.cfg.smallMergeSizes()
+	scenario := "3 merge small batch"
+	r := v.row(scenario, fmt.Sprintf("the same merge into a %d-row table (idem column: a %d-row table; %d rows merged, 10%% updates)", small, big, m), m)
+	targets := map[int64]target{}
+	for _, size := range []int64{small, big} {
+		t, _, err := v.mergeTarget(ctx, fmt.Sprintf("s3m-%d", size), size)
+		if err != nil {
+			return nil, err
+		}
+		targets[size] = t
+	}
+	var idem, base []sample
+	for k := range int64(v.cfg.Repeat) {
+		for _, size := range []int64{big, small} {
+			jobPath, _, err := v.batchJob(ctx, fmt.Sprintf("s3m-%d", size), targets[size], size, m, k)
+			if err != nil {
+				return nil, err
+			}
+			s, err := v.runIdem(ctx, jobPath, false, merged(m))
+			if err != nil {
+				return nil, err
+			}
+			if size == big {
+				v.note(scenario, "big", int(k), s)
+				idem = append(idem, s)
+			} else {
+				v.note(scenario, "small", int(k), s)
+				base = append(base, s)
+			}
+		}
+	}
+	finish(&r, idem, base)
+	return []Row{r}, nil
+}
+
+// merge is scenario 4: a large batch (10% newer versions, 90% new keys)
+// merged into a large table, against one hand-written guarded MERGE.
+func (v *env) merge(ctx context.Context) ([]Row, error) {
+	m, size := v.cfg.mergeSizes()
+	scenario := "4 merge"
+	how := "stage with read_csv in the MERGE's USING, one process"
+	if v.engine == "postgres" {
+		how = "COPY into a temp table + MERGE, one transaction, one process; the table has a unique index on the key, as idem's"
+	}
+	r := v.row(scenario, fmt.Sprintf("one MERGE … WHEN MATCHED AND t.updated_at < s.updated_at THEN UPDATE … WHEN NOT MATCHED THEN INSERT (%s); %d rows into %d", how, m, size), m)
+	it, _, err := v.mergeTarget(ctx, "s4", size)
+	if err != nil {
+		return nil, err
+	}
+	bt, err := v.target(ctx, "s4-bare")
+	if err != nil {
+		return nil, err
+	}
+	if err := bench.CreateTable(ctx, v.engine, bt.loc, "orders", true); err != nil {
+		return nil, err
+	}
+	if err := bench.Fill(ctx, v.engine, bt.loc, "orders", 1, size, 1_000_000); err != nil {
+		return nil, err
+	}
+	var idem, base []sample
+	for k := range int64(v.cfg.Repeat) {
+		jobPath, file, err := v.batchJob(ctx, "s4", it, size, m, k)
+		if err != nil {
+			return nil, err
+		}
+		s, err := v.runIdem(ctx, jobPath, false, merged(m))
+		if err != nil {
+			return nil, err
+		}
+		v.note(scenario, "idem", int(k), s)
+		idem = append(idem, s)
+		// Both tables grow by the batch's new keys: 90% of m.
+		want := size + (k+1)*(m-(m+9)/10)
+		if s, err = v.runBaseline(ctx, bench.Op{Target: bt.loc, Table: "orders", Kind: "merge", Format: "csv", File: file}, want); err != nil {
+			return nil, err
+		}
+		v.note(scenario, "baseline", int(k), s)
+		base = append(base, s)
+	}
+	finish(&r, idem, base)
+	return []Row{r}, nil
+}
+
+// unchangedRerun is scenario 5: a rerun with the same input (skipped)
+// against the load it skips (the same run with --force).
+func (v *env) unchangedRerun(ctx context.Context) ([]Row, error) {
+	n := v.cfg.Rows
+	scenario := "5 unchanged rerun"
+	r := v.row(scenario, "the load it skips: the same run with --force (idem column: the rerun, action skipped)", n)
+	file, err := v.loadFile(ctx, n, "csv")
+	if err != nil {
+		return nil, err
+	}
+	t, err := v.target(ctx, "s5")
+	if err != nil {
+		return nil, err
+	}
+	jobPath, err := v.job("s5", t, "orders", file, "partition", false)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := v.runIdem(ctx, jobPath, false, loaded(n)); err != nil {
+		return nil, err
+	}
+	skipped := func(r result) error {
+		if r.Action != "skipped" || r.RowCount != n {
+			return fmt.Errorf("want skipped with %d rows", n)
+		}
+		return nil
+	}
+	var idem, base []sample
+	for k := range v.cfg.Repeat {
+		s, err := v.runIdem(ctx, jobPath, false, skipped)
+		if err != nil {
+			return nil, err
+		}
+		v.note(scenario, "skip", k, s)
+		idem = append(idem, s)
+		if s, err = v.runIdem(ctx, jobPath, true, loaded(n)); err != nil {
+			return nil, err
+		}
+		v.note(scenario, "load", k, s)
+		base = append(base, s)
+	}
+	finish(&r, idem, base)
+	return []Row{r}, nil
+}
