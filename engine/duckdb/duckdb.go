@@ -143,18 +143,17 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
 }
 
-// memoryLimit is DuckDB's memory_limit on a target's connection: 256 MB,
-// or 64 MB a core where there are more than four (each of DuckDB's threads,
+// memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB,
+// or 64 MB a core where there are more than six (each of DuckDB's threads,
 // one a core, reads CSV through a 32 MB buffer that cannot spill), unless
-// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. At
-// 256 MB a merge of 1M rows into 10M peaked at 393-459 MiB RSS, at 384 MB
-// at 451-553 MiB, without a limit at 506-576 MiB, in the same time within
-// the noise (BENCHMARKS.md).
+// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. A
+// merge of 1M rows into 10M (BENCHMARKS.md): 2.89 s at 631 MiB RSS without
+// a limit, 3.87 s at 498 MiB with 384 MB, 5.51 s at 409 MiB with 256 MB.
 func memoryLimit() string {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
 		return v
 	}
-	return fmt.Sprintf("%dMB", max(256, 64*runtime.NumCPU()))
+	return fmt.Sprintf("%dMB", max(384, 64*runtime.NumCPU()))
 }
 
 // ErrNotDatabase marks a target path that exists and is not a DuckDB

@@ -105,8 +105,8 @@ func TestMemoryLimit(t *testing.T) {
 		return v
 	}
 	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "")
-	if runtime.NumCPU() <= 4 {
-		require.Equal(t, "244.1 MiB", limit(), "256MB (DuckDB's MB are 10^6 bytes)")
+	if runtime.NumCPU() <= 6 {
+		require.Equal(t, "366.2 MiB", limit(), "384MB (DuckDB's MB are 10^6 bytes)")
 	}
 	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "2GB")
 	require.Equal(t, "1.8 GiB", limit())
