@@ -15,39 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/job"
 )
 
 // Benchmarks of loading into MySQL/MariaDB (numbers in BENCHMARKS.md):
 //
 //	go test ./engine/mysql -run '^$' -bench 'LoadCSV1M' -benchtime 3x -timeout 60m
-
-// benchCSV writes (once, cached in the temp folder) an orders CSV of n rows,
-// all on 2026-11-28, about 64 bytes a row: the same file as PostgreSQL's
-// benchmark.
-func benchCSV(b *testing.B, n int) string {
-	b.Helper()
-	dir := filepath.Join(os.TempDir(), "idem-bench")
-	require.NoError(b, os.MkdirAll(dir, 0o755))
-	path := filepath.Join(dir, fmt.Sprintf("orders-%d.csv", n))
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	require.NoError(b, err)
-	w := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintln(w, "order_id,customer_id,created_at,status,amount,updated_at")
-	statuses := []string{"placed", "shipped", "completed", "returned"}
-	for i := range n {
-		ts := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).Add(time.Duration(i%86400) * time.Second).Format("2006-01-02 15:04:05")
-		fmt.Fprintf(w, "%d,%d,%s,%s,%d.%02d,%s\n", i+1, i%9973, ts, statuses[i%4], i%1000, i%100, ts)
-	}
-	require.NoError(b, w.Flush())
-	require.NoError(b, f.Close())
-	require.NoError(b, os.Rename(tmp, path))
-	return path
-}
 
 const benchJob = `idem: 1
 job: bench
@@ -93,7 +67,7 @@ func benchDatabase(b *testing.B) (string, *sql.DB) {
 // delete and insert in one transaction), and as the floor a bare LOAD
 // DATA LOCAL INFILE of the same file into an empty table of the same shape.
 func BenchmarkLoadCSV1M(b *testing.B) {
-	csvPath := benchCSV(b, 1_000_000)
+	csvPath := enginetest.OrdersCSV(b, 1_000_000)
 	opts := idem.Options{Date: "2026-11-28", AsOf: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), LockTimeout: time.Minute}
 	for _, bc := range []struct {
 		name, extra string

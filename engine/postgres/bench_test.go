@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
@@ -25,32 +24,6 @@ import (
 //
 //	go test ./engine/postgres -run '^$' -bench 'LoadCSV|LoadFiles' -benchtime 3x
 //	go test ./engine/postgres -run '^$' -bench PeakRSS -benchtime 1x
-
-// benchCSV writes (once, cached in the temp folder) an orders CSV of n rows,
-// all on 2026-11-28, about 64 bytes a row.
-func benchCSV(b *testing.B, n int) string {
-	b.Helper()
-	dir := filepath.Join(os.TempDir(), "idem-bench")
-	require.NoError(b, os.MkdirAll(dir, 0o755))
-	path := filepath.Join(dir, fmt.Sprintf("orders-%d.csv", n))
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	require.NoError(b, err)
-	w := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintln(w, "order_id,customer_id,created_at,status,amount,updated_at")
-	statuses := []string{"placed", "shipped", "completed", "returned"}
-	for i := range n {
-		ts := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).Add(time.Duration(i%86400) * time.Second).Format("2006-01-02 15:04:05")
-		fmt.Fprintf(w, "%d,%d,%s,%s,%d.%02d,%s\n", i+1, i%9973, ts, statuses[i%4], i%1000, i%100, ts)
-	}
-	require.NoError(b, w.Flush())
-	require.NoError(b, f.Close())
-	require.NoError(b, os.Rename(tmp, path))
-	return path
-}
 
 const benchJob = `idem: 1
 job: bench
@@ -80,7 +53,7 @@ func benchDB(b *testing.B, url string) *sql.DB {
 // BenchmarkLoadCSV1M loads one partition of 1M rows into an empty table:
 // idem without and with a key, and psql's \copy as the floor.
 func BenchmarkLoadCSV1M(b *testing.B) {
-	csvPath := benchCSV(b, 1_000_000)
+	csvPath := enginetest.OrdersCSV(b, 1_000_000)
 	for _, bc := range []struct{ name, extra string }{
 		{"idem_nokey", ""},
 		{"idem_key", "key: [order_id]\nlatest_by: updated_at\n"},
@@ -129,7 +102,7 @@ func BenchmarkLoadCSV1M(b *testing.B) {
 // raw bytes into COPY (csv), or rows read by the embedded DuckDB and sent
 // with binary COPY (rows). Only staging is timed.
 func BenchmarkLoadFilesCSV1M(b *testing.B) {
-	csvPath := benchCSV(b, 1_000_000)
+	csvPath := enginetest.OrdersCSV(b, 1_000_000)
 	for _, mode := range []string{"auto", "rows"} {
 		b.Run(mode, func(b *testing.B) {
 			db, err := postgres.Open(context.Background(), freshDatabase(b), time.Minute)
@@ -153,7 +126,7 @@ func BenchmarkLoadFilesCSV1M(b *testing.B) {
 // 640 MB) into PostgreSQL and reports its peak resident memory. The goal is
 // under 256 MB: the file is streamed, never held.
 func BenchmarkPeakRSS10M(b *testing.B) {
-	csvPath := benchCSV(b, 10_000_000)
+	csvPath := enginetest.OrdersCSV(b, 10_000_000)
 	url := freshDatabase(b)
 	bin := enginetest.Binary(b)
 	dir := b.TempDir()
