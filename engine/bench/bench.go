@@ -30,16 +30,17 @@ var Columns = [][2]string{
 // Op is one baseline, run in its own process (idem-bench baseline) so its
 // wall time and peak memory are measured as idem's are.
 type Op struct {
-	Engine string `json:"engine"` // duckdb | postgres
-	Target string `json:"target"` // duckdb: a file path; postgres: a URL
+	Engine string `json:"engine"` // duckdb | postgres | mysql
+	Target string `json:"target"` // duckdb: a file path; postgres, mysql: a URL
 	Table  string `json:"table"`
 	// Kind: "load" creates the table and bulk-loads File into it; "merge"
 	// merges File into the existing table, newest updated_at wins.
 	Kind   string `json:"kind"`
 	Format string `json:"format"` // csv | jsonl | parquet
 	File   string `json:"file"`
-	// CSV is File's rows as CSV: PostgreSQL has no reader for JSON Lines
-	// or Parquet, so its fastest path for them is COPY of the same rows.
+	// CSV is File's rows as CSV: PostgreSQL and MySQL have no reader for
+	// JSON Lines or Parquet, so their fastest path for them is the bulk
+	// load of the same rows as CSV.
 	CSV string `json:"csv,omitempty"`
 }
 
@@ -50,6 +51,8 @@ func Run(ctx context.Context, op Op) (int64, error) {
 		return runDuckDB(ctx, op)
 	case "postgres":
 		return runPostgres(ctx, op)
+	case "mysql":
+		return runMySQL(ctx, op)
 	}
 	return 0, fmt.Errorf("unknown engine %q", op.Engine)
 }

@@ -11,7 +11,7 @@ import (
 
 // Fixtures: what the benchmark builds untimed around the runs it times.
 
-// Exec runs statements on a target: a DuckDB file or a PostgreSQL URL.
+// exec runs statements on a target: a DuckDB file, a PostgreSQL or MySQL URL.
 func exec(ctx context.Context, engineName, target string, stmts ...string) error {
 	switch engineName {
 	case "duckdb":
@@ -38,6 +38,8 @@ func exec(ctx context.Context, engineName, target string, stmts ...string) error
 			}
 		}
 		return nil
+	case "mysql":
+		return execMySQL(ctx, target, stmts...)
 	}
 	return fmt.Errorf("unknown engine %q", engineName)
 }
@@ -66,6 +68,8 @@ FROM generate_series(CAST(%d AS BIGINT), %d) AS g(k)`, ident(table), cols, perDa
 			// statistics, and BRIN ranges summarized (an unsummarized range
 			// is read by every query that uses the index).
 			"VACUUM ANALYZE "+ident(table))
+	case "mysql":
+		return fillMySQL(ctx, target, table, from, n, perDay)
 	}
 	return fmt.Errorf("unknown engine %q", engineName)
 }
@@ -74,7 +78,13 @@ FROM generate_series(CAST(%d AS BIGINT), %d) AS g(k)`, ident(table), cols, perDa
 // index on order_id, as idem gives a merge target it creates.
 func CreateTable(ctx context.Context, engineName, target, table string, uniqueKey bool) error {
 	stmts := []string{createTable(table, engineName == "postgres")}
-	if uniqueKey && engineName == "postgres" {
+	switch {
+	case engineName == "mysql":
+		stmts = []string{createMySQLTable(table, false)}
+		if uniqueKey {
+			stmts = append(stmts, fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (order_id)", ident(table+"_key"), ident(table)))
+		}
+	case uniqueKey && engineName == "postgres":
 		stmts = append(stmts, fmt.Sprintf("CREATE UNIQUE INDEX ON %s (order_id)", ident(table)))
 	}
 	return exec(ctx, engineName, target, stmts...)
@@ -115,6 +125,13 @@ func Count(ctx context.Context, engineName, target, table string) (int64, error)
 		}
 		defer conn.Close(ctx)
 		return n, conn.QueryRow(ctx, q).Scan(&n)
+	case "mysql":
+		db, err := openMySQL(target)
+		if err != nil {
+			return 0, err
+		}
+		defer db.Close()
+		return n, db.QueryRowContext(ctx, q).Scan(&n)
 	}
 	return 0, fmt.Errorf("unknown engine %q", engineName)
 }

@@ -56,7 +56,8 @@ type Config struct {
 	Only     string // run only scenarios whose name starts with one of these (comma-separated)
 	Dir      string
 	Postgres string
-	Prefix   string // of the PostgreSQL schemas the benchmark owns
+	MySQL    string
+	Prefix   string // of the PostgreSQL schemas and MySQL databases the benchmark owns
 	Idem     string
 }
 
@@ -93,7 +94,8 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	only := fs.String("only", "", "run only scenarios starting with these prefixes, comma-separated (e.g. 1,4)")
 	dir := fs.String("dir", filepath.Join(os.TempDir(), "idem-bench-cmd"), "where generated data (cached by size) and DuckDB files go")
 	pg := fs.String("postgres", envOr("IDEM_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL URL (schemas named --schema-prefix* are dropped and created there)")
-	prefix := fs.String("schema-prefix", "idem_bench_", "prefix of the PostgreSQL schemas the benchmark drops and creates")
+	my := fs.String("mysql", envOr("IDEM_BENCH_MYSQL", "mysql://root@127.0.0.1:3306/test"), "MySQL/MariaDB URL (databases named --schema-prefix* are dropped and created there; MariaDB: its sequence engine fills the tables)")
+	prefix := fs.String("schema-prefix", "idem_bench_", "prefix of the PostgreSQL schemas and MySQL databases the benchmark drops and creates")
 	idem := fs.String("idem", "", "a built idem binary (default: go build ./cmd/idem into --dir)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -101,14 +103,14 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, Prefix: *prefix, Idem: *idem}
+	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, MySQL: *my, Prefix: *prefix, Idem: *idem}
 	for _, e := range strings.Split(*engines, ",") {
 		switch e = strings.TrimSpace(e); e {
-		case "duckdb", "postgres":
+		case "duckdb", "postgres", "mysql":
 			cfg.Engines = append(cfg.Engines, e)
 		case "":
 		default:
-			return cfg, fmt.Errorf("--engines: unknown engine %q (duckdb, postgres)", e)
+			return cfg, fmt.Errorf("--engines: unknown engine %q (duckdb, postgres, mysql)", e)
 		}
 	}
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem/engine/bench"
 	"github.com/idemdata/idem/engine/enginetest"
 )
 
@@ -37,7 +38,11 @@ func TestTinyRun(t *testing.T) {
 		engines = append(engines, "postgres")
 		args = append(args, "--postgres", enginetest.Postgres.DSN(t))
 	} else {
-		t.Log("no PostgreSQL server: measuring DuckDB only")
+		t.Log("no PostgreSQL server: not measuring PostgreSQL")
+	}
+	if dsn := mysqlServer.DSN(t); dsn != "" { // skips the test when no server answers, unless required
+		engines = append(engines, "mysql")
+		args = append(args, "--mysql", dsn)
 	}
 	args = append(args, "--engines", strings.Join(engines, ","))
 	var out, errb bytes.Buffer
@@ -75,6 +80,13 @@ func TestTinyRun(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
 	require.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "4 merge") && strings.Contains(l, "duckdb") }))
 }
+
+// mysqlServer is the MariaDB or MySQL server (IDEM_TEST_MYSQL).
+var mysqlServer = func() enginetest.Server {
+	s := enginetest.MySQL
+	s.Ping = bench.PingMySQL
+	return s
+}()
 
 func pgDSN() string {
 	if d := os.Getenv(enginetest.Postgres.EnvVar); d != "" {

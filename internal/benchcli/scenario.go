@@ -22,15 +22,17 @@ const (
 )
 
 // goals are the ratios (idem ÷ baseline), by scenario and engine.
+// MySQL's load goal is the one figure (1.5), with or without key
+// and for every format.
 var goals = map[string]map[string]float64{
-	"1 csv load":          {"duckdb": 1.2, "postgres": 1.3},
-	"1 csv load, key":     {"duckdb": 1.3, "postgres": 1.6},
-	"2 parquet load":      {"duckdb": 1.2, "postgres": 1.3},
-	"2 jsonl load":        {"duckdb": 1.2, "postgres": 1.3},
-	"3 replace partition": {"duckdb": 1.2, "postgres": 1.2},
-	"3 merge small batch": {"duckdb": 1.2, "postgres": 1.2},
-	"4 merge":             {"duckdb": 1.3, "postgres": 1.3},
-	"5 unchanged rerun":   {"duckdb": 0.03, "postgres": 0.03},
+	"1 csv load":          {"duckdb": 1.2, "postgres": 1.3, "mysql": 1.5},
+	"1 csv load, key":     {"duckdb": 1.3, "postgres": 1.6, "mysql": 1.5},
+	"2 parquet load":      {"duckdb": 1.2, "postgres": 1.3, "mysql": 1.5},
+	"2 jsonl load":        {"duckdb": 1.2, "postgres": 1.3, "mysql": 1.5},
+	"3 replace partition": {"duckdb": 1.2, "postgres": 1.2, "mysql": 1.2},
+	"3 merge small batch": {"duckdb": 1.2, "postgres": 1.2, "mysql": 1.2},
+	"4 merge":             {"duckdb": 1.3, "postgres": 1.3, "mysql": 1.3},
+	"5 unchanged rerun":   {"duckdb": 0.03, "postgres": 0.03, "mysql": 0.03},
 }
 
 // env is one engine's run of the scenarios.
@@ -89,19 +91,33 @@ func run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 	return rows, nil
 }
 
-// target is where one scenario's table lives: a DuckDB file, or a
-// PostgreSQL schema of its own (its own idem_runs too).
+// target is where one scenario's table lives: a DuckDB file, a PostgreSQL
+// schema or a MySQL database of its own (its own idem_runs too).
 type target struct {
 	engine string
 	url    string // the job's target.url
-	loc    string // a DuckDB file path, or the PostgreSQL URL with the schema on its search_path
+	loc    string // a DuckDB file path; the PostgreSQL URL with the schema on its search_path; the MySQL URL of the database
 	schema string
 }
 
 func (v *env) target(ctx context.Context, name string) (target, error) {
-	if v.engine == "duckdb" {
+	switch v.engine {
+	case "duckdb":
 		p := filepath.Join(v.work, name+".duckdb")
 		return target{engine: v.engine, url: "duckdb:" + p, loc: p}, v.reset(ctx, target{engine: v.engine, loc: p})
+	case "mysql":
+		db := v.cfg.Prefix + strings.ReplaceAll(name, "-", "_")
+		base, query, _ := strings.Cut(v.cfg.MySQL, "?")
+		i := strings.LastIndex(base, "/")
+		if i < len("mysql://") {
+			return target{}, fmt.Errorf("--mysql %s names no database", v.cfg.MySQL)
+		}
+		u := base[:i+1] + db
+		if query != "" {
+			u += "?" + query
+		}
+		t := target{engine: v.engine, url: u, loc: u, schema: db}
+		return t, v.reset(ctx, t)
 	}
 	u, err := url.Parse(v.cfg.Postgres)
 	if err != nil {
@@ -125,6 +141,9 @@ func (v *env) reset(ctx context.Context, t target) error {
 			}
 		}
 		return nil
+	}
+	if t.engine == "mysql" {
+		return bench.ResetDatabase(ctx, v.cfg.MySQL, t.schema)
 	}
 	return bench.ResetSchema(ctx, v.cfg.Postgres, t.schema)
 }
@@ -224,6 +243,12 @@ func loaded(n int64) func(result) error {
 
 // bulkName says what the engine's bare bulk load of a format is.
 func (v *env) bulkName(format string) string {
+	if v.engine == "mysql" {
+		if format != "csv" {
+			return "CREATE TABLE + LOAD DATA LOCAL INFILE of the same rows as CSV (MySQL reads no " + format + "), one process"
+		}
+		return "CREATE TABLE + LOAD DATA LOCAL INFILE, one process"
+	}
 	if v.engine == "postgres" {
 		if format != "csv" {
 			return "CREATE TABLE + COPY FROM STDIN of the same rows as CSV (PostgreSQL reads no " + format + "), one process"
@@ -477,11 +502,14 @@ func (v *env) mergeSmallBatch(ctx context.Context) ([]Row, error) {
 func (v *env) merge(ctx context.Context) ([]Row, error) {
 	m, size := v.cfg.mergeSizes()
 	scenario := "4 merge"
-	how := "stage with read_csv in the MERGE's USING, one process"
-	if v.engine == "postgres" {
-		how = "COPY into a temp table + MERGE, one transaction, one process; the table has a unique index on the key, as idem's"
+	how := "one MERGE … WHEN MATCHED AND t.updated_at < s.updated_at THEN UPDATE … WHEN NOT MATCHED THEN INSERT (stage with read_csv in the MERGE's USING, one process)"
+	switch v.engine {
+	case "postgres":
+		how = "one MERGE … WHEN MATCHED AND t.updated_at < s.updated_at THEN UPDATE … WHEN NOT MATCHED THEN INSERT (COPY into a temp table + MERGE, one transaction, one process; the table has a unique index on the key, as idem's)"
+	case "mysql":
+		how = "LOAD DATA LOCAL into a temporary table + one INSERT … SELECT … ON DUPLICATE KEY UPDATE c = IF(newer, VALUES(c), c), updated_at assigned last (one process; the table has a unique index on the key, as idem's)"
 	}
-	r := v.row(scenario, fmt.Sprintf("one MERGE … WHEN MATCHED AND t.updated_at < s.updated_at THEN UPDATE … WHEN NOT MATCHED THEN INSERT (%s); %d rows into %d", how, m, size), m)
+	r := v.row(scenario, fmt.Sprintf("%s; %d rows into %d", how, m, size), m)
 	it, _, err := v.mergeTarget(ctx, "s4", size)
 	if err != nil {
 		return nil, err
