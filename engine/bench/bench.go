@@ -30,8 +30,8 @@ var Columns = [][2]string{
 // Op is one baseline, run in its own process (idem-bench baseline) so its
 // wall time and peak memory are measured as idem's are.
 type Op struct {
-	Engine string `json:"engine"` // duckdb | postgres | mysql
-	Target string `json:"target"` // duckdb: a file path; postgres, mysql: a URL
+	Engine string `json:"engine"` // duckdb | postgres | mysql | clickhouse
+	Target string `json:"target"` // duckdb: a file path; postgres, mysql: a URL; clickhouse: a chDB folder
 	Table  string `json:"table"`
 	// Kind: "load" creates the table and bulk-loads File into it; "merge"
 	// merges File into the existing table, newest updated_at wins.
@@ -53,6 +53,8 @@ func Run(ctx context.Context, op Op) (int64, error) {
 		return runPostgres(ctx, op)
 	case "mysql":
 		return runMySQL(ctx, op)
+	case "clickhouse":
+		return runClickHouse(ctx, op)
 	}
 	return 0, fmt.Errorf("unknown engine %q", op.Engine)
 }

@@ -40,6 +40,8 @@ func exec(ctx context.Context, engineName, target string, stmts ...string) error
 		return nil
 	case "mysql":
 		return execMySQL(ctx, target, stmts...)
+	case "clickhouse":
+		return execClickHouse(ctx, target, stmts...)
 	}
 	return fmt.Errorf("unknown engine %q", engineName)
 }
@@ -70,15 +72,21 @@ FROM generate_series(CAST(%d AS BIGINT), %d) AS g(k)`, ident(table), cols, perDa
 			"VACUUM ANALYZE "+ident(table))
 	case "mysql":
 		return fillMySQL(ctx, target, table, from, n, perDay)
+	case "clickhouse":
+		return fillClickHouse(ctx, target, table, from, n, perDay)
 	}
 	return fmt.Errorf("unknown engine %q", engineName)
 }
 
 // CreateTable creates an empty table of Columns; with uniqueKey, a unique
-// index on order_id, as idem gives a merge target it creates.
+// index on order_id, as idem gives a merge target it creates (ClickHouse:
+// a ReplacingMergeTree on order_id, versioned by updated_at, the table a
+// ClickHouse user upserts into).
 func CreateTable(ctx context.Context, engineName, target, table string, uniqueKey bool) error {
 	stmts := []string{createTable(table, engineName == "postgres")}
 	switch {
+	case engineName == "clickhouse":
+		stmts = []string{chCreate(table, uniqueKey)}
 	case engineName == "mysql":
 		stmts = []string{createMySQLTable(table, false)}
 		if uniqueKey {
@@ -132,6 +140,8 @@ func Count(ctx context.Context, engineName, target, table string) (int64, error)
 		}
 		defer db.Close()
 		return n, db.QueryRowContext(ctx, q).Scan(&n)
+	case "clickhouse":
+		return countClickHouse(ctx, target, table)
 	}
 	return 0, fmt.Errorf("unknown engine %q", engineName)
 }

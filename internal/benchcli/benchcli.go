@@ -106,11 +106,11 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, MySQL: *my, Prefix: *prefix, Idem: *idem}
 	for _, e := range strings.Split(*engines, ",") {
 		switch e = strings.TrimSpace(e); e {
-		case "duckdb", "postgres", "mysql":
+		case "duckdb", "postgres", "mysql", "clickhouse":
 			cfg.Engines = append(cfg.Engines, e)
 		case "":
 		default:
-			return cfg, fmt.Errorf("--engines: unknown engine %q (duckdb, postgres, mysql)", e)
+			return cfg, fmt.Errorf("--engines: unknown engine %q (duckdb, postgres, mysql, clickhouse)", e)
 		}
 	}
 	switch {

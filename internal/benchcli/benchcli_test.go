@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine/bench"
+	"github.com/idemdata/idem/engine/clickhouse"
 	"github.com/idemdata/idem/engine/enginetest"
 )
 
@@ -43,6 +44,13 @@ func TestTinyRun(t *testing.T) {
 	if dsn := mysqlServer.DSN(t); dsn != "" { // skips the test when no server answers, unless required
 		engines = append(engines, "mysql")
 		args = append(args, "--mysql", dsn)
+	}
+	if _, err := clickhouse.Library(); err == nil {
+		engines = append(engines, "clickhouse")
+	} else if enginetest.Required("clickhouse") {
+		t.Fatalf("%v; %s requires it", err, enginetest.RequireEnv)
+	} else {
+		t.Logf("not measuring ClickHouse: %v", err)
 	}
 	args = append(args, "--engines", strings.Join(engines, ","))
 	var out, errb bytes.Buffer
