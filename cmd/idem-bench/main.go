@@ -1,7 +1,7 @@
 // Command idem-bench measures idem against each engine's own bulk path and
 // prints one table (BENCHMARKS.md):
 //
-//	go run ./cmd/idem-bench [--engines duckdb,postgres,mysql] [--rows N] [--repeat K] [--big] [--json]
+//	go run ./cmd/idem-bench [--engines duckdb,postgres,mysql,clickhouse] [--rows N] [--repeat K] [--big] [--json]
 package main
 
 import (
