@@ -55,7 +55,9 @@ const integerRE = `\s*[+-]?[0-9]+\s*`
 //     JSON's inference would cast the rounded value.
 //
 // The cost is one more scan of the files, as text, when they have such
-// columns; none for Parquet, which is typed.
+// columns; none for Parquet, which is typed. For CSV, a scan of the bytes
+// in Go (mayHoldOffset) first rules offsets out in most files, and with
+// them the scan through DuckDB.
 func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
 	if in.Format != "csv" && in.Format != "jsonl" {
 		return in, nil
@@ -85,6 +87,9 @@ func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine
 		if in.Format == "jsonl" && declared && slices.Contains(in.Exact, c.Name) {
 			exactJSON = true
 		}
+	}
+	if len(zoneless) > 0 && in.Format == "csv" && !mayHoldOffset(in.Paths) {
+		zoneless = nil // no value can carry an offset: no scan for one
 	}
 	if len(zoneless)+len(integral) == 0 && !exactJSON {
 		return in, nil

@@ -10,8 +10,6 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 
 DESCRIBE SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
 
-SELECT min("created_at") FILTER (WHERE try_strptime("created_at", ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches("created_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')), min("updated_at") FILTER (WHERE try_strptime("updated_at", ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches("updated_at", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, all_varchar = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
-
 -- load $DIR/in/2026/11/orders.csv into "idem_stage" by the next statement: the database reads the files itself;
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});

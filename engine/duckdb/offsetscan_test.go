@@ -1,0 +1,85 @@
+package duckdb
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Values zonedRE matches are found in every way a CSV file can hold them;
+// values without offsets, in the usual files, are not.
+func TestMayHoldOffset(t *testing.T) {
+	re := regexp.MustCompile(zonedRE)
+	zoned := []string{"2026-11-28 10:00:00+05", "2026-11-28 10:00:00Z", "2026-11-28T10:00:00z", "2026-11-28 10:00:00 UTC",
+		"2026-11-28 10:00:00-05:00", "2026-11-28 10:00:00.123456+0100", "2026-11-28 10:00:00 Europe/Berlin",
+		"2026-11-28 10:00:00 gmt", "2026-11-28 10:00:00\t+1", "2026-11-28 10:00:00 America/Argentina/Buenos_Aires",
+		"2026-11-28 10:00:00 \u212aelvin/x", "10:00:00.+01", "2026-11-28 10:00:00\n-03"}
+	for _, v := range zoned {
+		require.True(t, re.MatchString(v), "the case must be one zonedRE matches: %q", v)
+		for _, line := range []string{v, `"` + v + `"`, "1,\"a \"\"q\"\"\"," + v + ",x", `1,"` + v + `",2`} {
+			csv := "id,at,n\n1,2026-11-28 09:00:00,3\n" + line + "\n2,2026-11-28 11:00:00,4\n"
+			for _, size := range []int{16, 17, 23, 64, 1 << 20} {
+				may, err := readerMayHoldOffset(strings.NewReader(csv), size)
+				require.NoError(t, err)
+				require.True(t, may, "%q in blocks of %d", line, size)
+			}
+		}
+	}
+	plain := []string{
+		"order_id,customer_id,order_date,status,amount,updated_at\n1,2,2026-11-28,placed,1.00,2026-11-28 10:00:00\n2,3,2026-11-28,shipped,2.50,2026-11-28 23:59:59.999\n",
+		"a;b\n2026-11-28T10:00:00;x\n",
+		"at\n2026-11-28 10:00\n10:00:00\n",
+		"",
+	}
+	for _, csv := range plain {
+		for _, size := range []int{16, 19, 1 << 20} {
+			may, err := readerMayHoldOffset(strings.NewReader(csv), size)
+			require.NoError(t, err)
+			require.False(t, may, "%q in blocks of %d", csv, size)
+		}
+	}
+	// Compressed bytes may hold anything.
+	may, err := readerMayHoldOffset(bytes.NewReader([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}), 16)
+	require.NoError(t, err)
+	require.True(t, may)
+	dir := t.TempDir()
+	plainFile, gz := filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.csv.gz")
+	require.NoError(t, os.WriteFile(plainFile, []byte(plain[0]), 0o644))
+	require.NoError(t, os.WriteFile(gz, []byte(plain[0]), 0o644))
+	require.False(t, mayHoldOffset([]string{plainFile}))
+	require.True(t, mayHoldOffset([]string{plainFile, gz}), "named as compressed")
+	require.True(t, mayHoldOffset([]string{filepath.Join(dir, "missing.csv")}), "unreadable")
+}
+
+// Any text zonedRE matches, anywhere in a file, in any block size, makes
+// mayHoldOffset true: random texts over the characters that matter.
+func TestMayHoldOffsetCoversZonedRE(t *testing.T) {
+	re := regexp.MustCompile(zonedRE)
+	alphabet := []rune("0123456789::::..  \t\n+-zZuUtTcCgGmMaA/_,\"xé\u212a\u017f")
+	rng := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range 1_000_000 {
+		n := 3 + rng.IntN(14)
+		var b strings.Builder
+		for range n {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		v := b.String()
+		if !re.MatchString(v) {
+			continue
+		}
+		found++
+		for _, size := range []int{16, 21} {
+			may, err := readerMayHoldOffset(strings.NewReader("h\n"+v+"\n"), size)
+			require.NoError(t, err)
+			require.True(t, may, "%q", v)
+		}
+	}
+	require.Greater(t, found, 100, "the random texts must include matches")
+}
