@@ -73,11 +73,22 @@ var (
 // with (written once to the temporary folder, not the target's): MergeTree tables created
 // there keep the block number and offset columns that lightweight UPDATE
 // needs (UPDATE … SET … WHERE, on tables users create there too).
+//
+// The folder's tables load one at a time when a session opens. libchdb
+// 26.5 creates its store of SQL functions lazily, without a lock, from
+// whichever table load needs it first; two loads at once each create one,
+// the second destroys the first while the other load may still use it,
+// and the open fails ("recursive_mutex lock failed: Invalid argument",
+// ASYNC_LOAD_WAIT_FAILED). The loads run in the foreground pool, so one
+// thread there serializes them; loading synchronously keeps them there.
 const serverConfig = `<clickhouse>
   <merge_tree>
     <enable_block_number_column>1</enable_block_number_column>
     <enable_block_offset_column>1</enable_block_offset_column>
   </merge_tree>
+  <async_load_databases>false</async_load_databases>
+  <tables_loader_foreground_pool_size>1</tables_loader_foreground_pool_size>
+  <tables_loader_background_pool_size>1</tables_loader_background_pool_size>
 </clickhouse>
 `
 

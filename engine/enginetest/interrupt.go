@@ -93,6 +93,9 @@ func runUntilSignalled(t *testing.T, sig syscall.Signal, env []string, args ...s
 	select {
 	case <-waiting:
 		require.NoError(t, cmd.Process.Signal(sig))
+	case <-done: // idem ended (failed) before its wait point: say so now, not in 2 minutes
+		_ = cmd.Wait()
+		t.Fatalf("idem ended before its wait point; stderr:\n%s", all.String())
 	case <-time.After(2 * time.Minute):
 		_ = cmd.Process.Kill()
 		<-done
