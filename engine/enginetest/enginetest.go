@@ -161,7 +161,7 @@ type Env struct {
 	Dir string
 	Now time.Time
 	// Schema is the schema the suite's tables live in ("sales" unless
-	// the harness names one per target); Fresh is a schema no run has
+	// the harness names one per test); Fresh is a schema no run has
 	// created ("fresh_schema").
 	Schema, Fresh string
 	// Table is the target table Checksum and Rows read.
