@@ -135,7 +135,7 @@ func testBOMAndCRLF(t *testing.T, h Harness) {
 		e.Write("in/x.csv", content)
 		r := e.MustRun(e.Job(plainJob), "2024-05-01")
 		require.Equal(t, []string{"1|a", "2|b"}, e.Rows("", "id", "name"), "%q", content)
-		require.Equal(t, []string{"2"}, e.Query(`SELECT count(*) FROM sales.orders WHERE length(name) = 1`), "%q", content)
+		require.Equal(t, []string{"2"}, e.Query(`SELECT count(*) FROM `+e.Sales("orders")+` WHERE length(name) = 1`), "%q", content)
 		sums = append(sums, r.Checksum)
 	}
 	for _, s := range sums[1:] {
@@ -150,7 +150,7 @@ func testHugeField(t *testing.T, h Harness) {
 	e.Write("in/x.csv", "id,day,name\n1,2024-05-01,"+strings.Repeat("x", size)+"\n2,2024-05-01,b\n")
 	r := e.MustRun(e.Job(plainJob), "2024-05-01")
 	require.Equal(t, int64(2), r.RowCount)
-	require.Equal(t, []string{fmt.Sprint(size), "1"}, e.Query(`SELECT length(name) FROM sales.orders ORDER BY id`))
+	require.Equal(t, []string{fmt.Sprint(size), "1"}, e.Query(`SELECT length(name) FROM `+e.Sales("orders")+` ORDER BY id`))
 }
 
 // A number the target's column cannot hold names its file, line, column
@@ -259,7 +259,7 @@ func testHostileNames(t *testing.T, h Harness) {
 	for _, strategy := range []string{"partition", "merge"} {
 		t.Run(strategy, func(t *testing.T) {
 			e := NewEnv(t, h)
-			e.Table = engine.Table{Schema: "sales", Name: table}
+			e.Table = engine.Table{Schema: e.Schema, Name: table}
 			e.Write("in/x.csv", header+rows)
 			tail := "partition:\n  column: order\n"
 			if strategy == "merge" {
@@ -278,7 +278,7 @@ columns:
   "größe": BIGINT
   "we\"ird": VARCHAR
   order: DATE
-%s`, e.URL, yamlQuote("sales."+table), strategy, tail))
+%s`, e.URL, yamlQuote(e.Sales(table)), strategy, tail))
 			j, err := job.Load(path)
 			require.NoError(t, err)
 			r := e.MustRun(j, "2024-05-01")
@@ -286,7 +286,7 @@ columns:
 			require.Equal(t, []string{`a"b|x;y|s p|1|10`, `c|'; DROP TABLE idem_runs; --|t|2|20`}, e.Rows("", cols...))
 			require.Equal(t, runner.ActionSkipped, e.MustRun(j, "2024-05-01").Action)
 			require.Equal(t, 1, e.LedgerRows("hostile", "2024-05-01", ""), "idem_runs is still there")
-			require.Contains(t, e.Trace().Tables, "sales."+table)
+			require.Contains(t, e.Trace().Tables, e.Sales(table))
 		})
 	}
 }
@@ -311,10 +311,10 @@ partition:
   column: ${C}
 `, yamlQuote(e.URL)))
 	const table = `x'); DROP TABLE keep_t; --`
-	env := []string{"T=sales." + table, "F=in/it's; DROP TABLE keep_t.csv", "C=day"}
+	env := []string{"T=" + e.Sales(table), "F=in/it's; DROP TABLE keep_t.csv", "C=day"}
 	code, out := runIdem(t, env, "run", path, "--date", "2024-05-01", "--as-of", "2026-12-01T00:00:00Z")
 	require.Equal(t, 0, code, out)
-	e.Table = engine.Table{Schema: "sales", Name: table}
+	e.Table = engine.Table{Schema: e.Schema, Name: table}
 	require.Equal(t, []string{"1"}, e.Rows("", "id"))
 	require.Equal(t, []string{"7"}, e.Query(`SELECT id FROM keep_t`))
 

@@ -42,10 +42,20 @@ type Harness struct {
 	// Spelling is how the engine spells the SQL the suite writes itself;
 	// its zero fields take the spelling DuckDB and PostgreSQL share.
 	Spelling Spelling
-	// Serial runs the cases one at a time: on MySQL a schema (sales) is a
-	// database of the whole server, so cases running at once would share
-	// it.
-	Serial bool
+	// Schemas names the two schemas the suite's jobs write to ("sales"
+	// and "fresh_schema") for the test t, when tests must not share them:
+	// on MySQL a schema is a database of the whole server, so tests
+	// running at once would share sales.orders. Plain identifiers, the
+	// same for every target of t (a job's run id hashes its table). Golden
+	// files hold them as "sales". nil: "sales" and "fresh_schema", inside
+	// each target's own file or database.
+	Schemas func(t *testing.T) (sales, fresh string)
+	// Steady rewrites the names in a run's SQL that depend on what else
+	// the test process runs at that moment (MySQL numbers its LOAD DATA
+	// readers lowest-free across the process), so that plans, runs and
+	// golden files compare equal while other tests load at once. nil:
+	// there are none.
+	Steady func(sql string) string
 	// Unsupported names cases that do not apply to this engine, each with
 	// why; they skip, saying so. Real engines leave it empty: every
 	// guarantee holds on every engine.
@@ -87,6 +97,14 @@ func or(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// steady is h.Steady, or the identity.
+func (h Harness) steady(sql string) string {
+	if h.Steady == nil {
+		return sql
+	}
+	return h.Steady(sql)
 }
 
 // spell is h's Spelling with its zero fields filled in.
@@ -142,6 +160,10 @@ type Env struct {
 	URL string
 	Dir string
 	Now time.Time
+	// Schema is the schema the suite's tables live in ("sales" unless
+	// the harness names one per test); Fresh is a schema no run has
+	// created ("fresh_schema").
+	Schema, Fresh string
 	// Table is the target table Checksum and Rows read.
 	Table  engine.Table
 	jobSeq int
@@ -150,9 +172,17 @@ type Env struct {
 // NewEnv prepares a target and a folder for job files and inputs.
 func NewEnv(t *testing.T, h Harness) *Env {
 	t.Helper()
-	return &Env{t: t, h: h, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC),
-		Table: engine.Table{Schema: "sales", Name: "orders"}}
+	e := &Env{t: t, h: h, URL: h.Target(t), Dir: t.TempDir(), Now: time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC),
+		Schema: "sales", Fresh: "fresh_schema"}
+	if h.Schemas != nil {
+		e.Schema, e.Fresh = h.Schemas(t)
+	}
+	e.Table = engine.Table{Schema: e.Schema, Name: "orders"}
+	return e
 }
+
+// Sales is a table of the env's sales schema, qualified: "sales.orders".
+func (e *Env) Sales(table string) string { return e.Schema + "." + table }
 
 // Write writes a file under the env's folder.
 func (e *Env) Write(name, content string) string {
@@ -167,7 +197,7 @@ func (e *Env) Write(name, content string) string {
 func (e *Env) Job(body string) *job.Job {
 	e.t.Helper()
 	e.jobSeq++
-	text := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.orders\n%s", e.URL, body)
+	text := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: %s\n%s", e.URL, e.Sales("orders"), body)
 	path := e.Write(fmt.Sprintf("job%d.yaml", e.jobSeq), text)
 	j, err := job.Load(path)
 	require.NoError(e.t, err)
@@ -182,7 +212,7 @@ func (e *Env) jobWithTarget(body string, shared bool, other string) *job.Job {
 	if shared {
 		extra = "  shared_with: [" + other + "]\n"
 	}
-	text := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.orders\n%s%s", e.URL, extra, body)
+	text := fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: %s\n%s%s", e.URL, e.Sales("orders"), extra, body)
 	path := e.Write(fmt.Sprintf("job%d.yaml", e.jobSeq), text)
 	j, err := job.Load(path)
 	require.NoError(e.t, err)

@@ -180,7 +180,7 @@ func testSourceLacksColumn(t *testing.T, h Harness) {
 	}
 	e.Write("in/orders-2026-11-28.csv", b.String())
 	_, err := e.Run(j, "2026-11-28")
-	requireInputError(t, err, `the input (orders-2026-11-28.csv) lacks column "amount", which target sales.orders has`)
+	requireInputError(t, err, `the input (orders-2026-11-28.csv) lacks column "amount", which target `+e.Sales("orders")+` has`)
 	require.Equal(t, before, e.Checksum(""))
 }
 
@@ -200,7 +200,7 @@ func testNewColumn(t *testing.T, h Harness) {
 	before := e.Checksum("")
 
 	_, err := e.Run(j, "2026-11-29")
-	requireInputError(t, err, `the input has column "channel", which target sales.orders does not have`, "on_schema_change: add_columns")
+	requireInputError(t, err, `the input has column "channel", which target `+e.Sales("orders")+` does not have`, "on_schema_change: add_columns")
 	require.Equal(t, before, e.Checksum(""))
 
 	add := e.Job(arrivalJob + "on_schema_change: add_columns\n")

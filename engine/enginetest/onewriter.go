@@ -106,7 +106,7 @@ func testMergeBesidePartition(t *testing.T, h Harness) {
 	p = e.jobWithTarget(filesJob, true, "orders_merge")
 	m = e.jobWithTarget(mergeJob, true, "orders_daily")
 	require.Equal(t, runner.ActionLoaded, e.MustRun(m, "2026-11-28").Action)
-	e.Exec(`DELETE FROM sales.orders WHERE order_id = 2`)
+	e.Exec(`DELETE FROM ` + e.Sales("orders") + ` WHERE order_id = 2`)
 	r = e.MustRun(p, "2026-11-28")
 	require.Equal(t, runner.ActionLoaded, r.Action)
 	require.Equal(t, int64(4), r.Inserted)

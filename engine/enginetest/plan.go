@@ -43,7 +43,7 @@ func GoldenPlan(t *testing.T, h Harness, engineName string) {
 			for _, p := range plans {
 				b.WriteString(p.Text())
 			}
-			got := strings.ReplaceAll(b.String(), e.Dir, "$DIR")
+			got := h.steady(e.canonical(j, strings.ReplaceAll(b.String(), e.Dir, "$DIR")))
 			compareGolden(t, filepath.Join(root, c.Name(), engineName+".plan.golden"), got)
 		})
 	}
@@ -92,12 +92,12 @@ func (e *Env) planEqualsRun(j *job.Job, date string, mod ...func(*idem.Options))
 	var kinds []string
 	for _, p := range plans {
 		for _, s := range p.Steps {
-			planned = append(planned, s.Text)
+			planned = append(planned, e.h.steady(s.Text))
 			kinds = append(kinds, s.Kind)
 		}
 	}
 	res, err := e.Run(j, date, append(mod, func(o *idem.Options) {
-		o.Record = func(q string) { ran = append(ran, q) }
+		o.Record = func(q string) { ran = append(ran, e.h.steady(q)) }
 	})...)
 	require.NoError(e.t, err)
 	last := plans[len(plans)-1]
@@ -211,7 +211,7 @@ func testPlanPartitionFiles(t *testing.T, h Harness) {
 	p := plans[0]
 	require.Equal(t, "2026-11-28T00:00:00Z", p.Start)
 	require.Equal(t, "2026-11-29T00:00:00Z", p.End)
-	require.Contains(t, stepOf(p, runner.KindLock), "sales.orders partition 2026-11-28")
+	require.Contains(t, stepOf(p, runner.KindLock), e.Sales("orders")+" partition 2026-11-28")
 	text := p.Text()
 	require.Contains(t, text, "-- load "+filepath.Join(e.Dir, "in", "orders.csv")+` into "idem_stage"`)
 	if !e.swaps() { // else the plan stopped before creating the table
@@ -272,7 +272,7 @@ func testPlanMerge(t *testing.T, h Harness) {
 	j := e.Job(mergeJob + "delete_when: is_deleted\n")
 	plans, res := e.planEqualsRun(j, "2026-11-28")
 	require.Equal(t, runner.ActionLoaded, res.Action)
-	require.Contains(t, stepOf(plans[0], runner.KindLock), "sales.orders (whole table)")
+	require.Contains(t, stepOf(plans[0], runner.KindLock), e.Sales("orders")+" (whole table)")
 	if !e.swaps() { // else the plan stopped before creating the table
 		require.Contains(t, plans[0].Text(), "a run would merge 7 rows in")
 	}

@@ -29,7 +29,7 @@ func loadedForChecksum(t *testing.T, h Harness) (*Env, *job.Job) {
 	e.Write("in/orders.csv", orders)
 	j := e.Job(filesJob)
 	e.MustRun(j, "2026-11-28")
-	if q := h.spell().Sequence("sales.s"); q != "" {
+	if q := h.spell().Sequence(e.Sales("s")); q != "" {
 		e.Exec(q)
 	}
 	return e, j
@@ -41,36 +41,37 @@ func loadedForChecksum(t *testing.T, h Harness) (*Env, *job.Job) {
 func testChecksumWhere(t *testing.T, h Harness) {
 	e, _ := loadedForChecksum(t, h)
 	want := e.Checksum("", "_loaded_at")
-	code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders", "--exclude", "_loaded_at", "--where", "true")
+	table := e.Sales("orders")
+	code, out := runIdem(t, nil, "checksum", e.URL, table, "--exclude", "_loaded_at", "--where", "true")
 	require.Equal(t, 0, code, out)
-	require.Equal(t, fmt.Sprintf("sales.orders: %d rows, checksum %s\n", want.Rows, want.Checksum), out)
-	code, out = runIdem(t, nil, "checksum", e.URL, "sales.orders", "--exclude", "_loaded_at", "--where", "status = 'placed' AND note_free IS NULL OR true")
+	require.Equal(t, fmt.Sprintf("%s: %d rows, checksum %s\n", table, want.Rows, want.Checksum), out)
+	code, out = runIdem(t, nil, "checksum", e.URL, table, "--exclude", "_loaded_at", "--where", "status = 'placed' AND note_free IS NULL OR true")
 	require.NotEqual(t, 0, code, "an unknown column is the engine's error: %s", out)
 
 	before := e.Trace()
 	require.Equal(t, 1, before.LedgerRows)
-	count := func() []string { return e.Query(`SELECT count(*) FROM sales.orders`) }
+	count := func() []string { return e.Query(`SELECT count(*) FROM ` + table) }
 	rows := count()
 	wheres := []string{
 		"true; DROP TABLE idem_runs; SELECT 1",
-		"true; DELETE FROM sales.orders",
+		"true; DELETE FROM " + table,
 		"true); DROP TABLE idem_runs; SELECT (1",
 		"true -- ",
 		"true /* a comment */",
 		"true) UNION SELECT 1, '2' FROM idem_runs WHERE (true",
 		"true UNION SELECT count(*), 'x' FROM idem_runs",
 		`note = E'\''; DROP TABLE idem_runs; --'`,
-		"order_id IN (DELETE FROM sales.orders RETURNING order_id)",
-		"(WITH d AS (DELETE FROM sales.orders RETURNING 1) SELECT count(*) FROM d) >= 0",
+		"order_id IN (DELETE FROM " + table + " RETURNING order_id)",
+		"(WITH d AS (DELETE FROM " + table + " RETURNING 1) SELECT count(*) FROM d) >= 0",
 		"(SELECT count(*) FROM (DELETE FROM idem_runs RETURNING 1) AS d) >= 0",
 		"(SELECT count(*) FROM query('DROP TABLE idem_runs')) >= 0",
 	}
-	seq := h.spell().Sequence("sales.s") != ""
+	seq := h.spell().Sequence(e.Sales("s")) != ""
 	if seq {
-		wheres = append(wheres, h.spell().NextValue("sales.s")+" > 0")
+		wheres = append(wheres, h.spell().NextValue(e.Sales("s"))+" > 0")
 	}
 	for _, where := range wheres {
-		code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders", "--where", where)
+		code, out := runIdem(t, nil, "checksum", e.URL, table, "--where", where)
 		require.NotEqual(t, 0, code, "--where %q must be refused: %s", where, out)
 		require.Contains(t, out, "idem: ", where)
 	}
@@ -83,7 +84,7 @@ func testChecksumWhere(t *testing.T, h Harness) {
 	// The sequence was not advanced (its first value is still to come).
 	var next []string
 	e.DB(func(ctx context.Context, db engine.DB) {
-		next = queryStrings(t, ctx, db.Conn(), "SELECT "+h.spell().NextValue("sales.s"))
+		next = queryStrings(t, ctx, db.Conn(), "SELECT "+h.spell().NextValue(e.Sales("s")))
 	})
 	require.Equal(t, []string{"1"}, next)
 }
@@ -93,7 +94,7 @@ func testChecksumWhere(t *testing.T, h Harness) {
 func testChecksumMissing(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
 	e.RequireUntouched(func() {
-		code, out := runIdem(t, nil, "checksum", e.URL, "sales.orders")
+		code, out := runIdem(t, nil, "checksum", e.URL, e.Sales("orders"))
 		require.Equal(t, 2, code, out)
 		require.Regexp(t, `does not exist|file does not exist`, out)
 	})
@@ -102,13 +103,13 @@ func testChecksumMissing(t *testing.T, h Harness) {
 	e.Write("in/orders.csv", orders)
 	e.MustRun(e.Job(filesJob), "2026-11-28")
 	e.RequireUntouched(func() {
-		code, out := runIdem(t, nil, "checksum", e.URL, "sales.nope")
+		code, out := runIdem(t, nil, "checksum", e.URL, e.Sales("nope"))
 		require.Equal(t, 2, code, out)
-		require.Contains(t, out, "table sales.nope does not exist")
+		require.Contains(t, out, "table "+e.Sales("nope")+" does not exist")
 
-		code, out = runIdem(t, nil, "checksum", e.URL, "sales.orders", "--exclude", "_loaded_at,loaded_at")
+		code, out = runIdem(t, nil, "checksum", e.URL, e.Sales("orders"), "--exclude", "_loaded_at,loaded_at")
 		require.Equal(t, 2, code, out)
-		require.Contains(t, out, `excluded column "loaded_at" of sales.orders does not exist; its columns: order_id, customer_id, created_at, status, amount, updated_at, _loaded_at`)
+		require.Contains(t, out, `excluded column "loaded_at" of `+e.Sales("orders")+` does not exist; its columns: order_id, customer_id, created_at, status, amount, updated_at, _loaded_at`)
 	})
 }
 
@@ -185,7 +186,7 @@ func testPasswordsNeverPrinted(t *testing.T, h Harness) {
 				RequireNoPassword(t, out, pw, what)
 			}
 			jobFile := func(name, url, body string) string {
-				return e.Write(name, fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: sales.orders\n%s", url, body))
+				return e.Write(name, fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: %s\n%s", url, e.Sales("orders"), body))
 			}
 			runAll := func(label, url string, okCode int) {
 				t.Helper()
@@ -197,8 +198,8 @@ func testPasswordsNeverPrinted(t *testing.T, h Harness) {
 					{"-v", "run", literal, "--date", "2026-11-28", "--force"},
 					{"run", viaEnv, "--date", "2026-11-28", "--json"},
 					{"-v", "run", viaEnv, "--date", "2026-11-28"},
-					{"checksum", url, "sales.orders", "--exclude", "_loaded_at"},
-					{"-v", "checksum", url, "sales.orders", "--json"},
+					{"checksum", url, e.Sales("orders"), "--exclude", "_loaded_at"},
+					{"-v", "checksum", url, e.Sales("orders"), "--json"},
 				} {
 					code, out := runIdem(t, env, args...)
 					check(label+" "+strings.Join(args[:2], " "), out)
@@ -211,10 +212,10 @@ func testPasswordsNeverPrinted(t *testing.T, h Harness) {
 					code, out := runIdem(t, env, "-v", "run", failing, "--date", "2026-11-28", "--json")
 					check(label+" failing run", out)
 					require.Equal(t, 1, code, out)
-					code, out = runIdem(t, env, "-v", "checksum", url, "sales.nope")
+					code, out = runIdem(t, env, "-v", "checksum", url, e.Sales("nope"))
 					check(label+" missing table", out)
 					require.Equal(t, 2, code, out)
-					code, out = runIdem(t, env, "checksum", url, "sales.orders", "--where", "no_such_col = 1")
+					code, out = runIdem(t, env, "checksum", url, e.Sales("orders"), "--where", "no_such_col = 1")
 					check(label+" bad where", out)
 					require.Equal(t, 1, code, out)
 				}

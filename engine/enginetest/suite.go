@@ -57,9 +57,7 @@ func Run(t *testing.T, h Harness) {
 	cases = append(cases, ledgerCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if !h.Serial {
-				t.Parallel()
-			}
+			t.Parallel()
 			if why, ok := h.Unsupported[c.name]; ok {
 				t.Skip(why)
 			}
@@ -366,7 +364,7 @@ func testTamperedPartition(t *testing.T, h Harness) {
 	e.Write("in/orders.csv", orders)
 	j := e.Job(filesJob)
 	r1 := e.MustRun(j, "2026-11-28")
-	e.Exec(`DELETE FROM sales.orders WHERE order_id = 2`)
+	e.Exec(`DELETE FROM ` + e.Sales("orders") + ` WHERE order_id = 2`)
 	r2 := e.MustRun(j, "2026-11-28")
 	require.Equal(t, runner.ActionLoaded, r2.Action)
 	require.Equal(t, r1.Checksum, r2.Checksum)

@@ -30,7 +30,7 @@ partition:
 	r := e.MustRun(j, "2026-11-28")
 	require.Equal(t, int64(2), r.RowCount)
 	require.Equal(t, []string{"1|5", "2|NULL", "3|NULL"}, e.Rows("", "id", "n"))
-	require.Equal(t, []string{"6"}, e.Query(`SELECT sum(n) + 1 FROM sales.orders`), "n is still a number")
+	require.Equal(t, []string{"6"}, e.Query(`SELECT sum(n) + 1 FROM `+e.Sales("orders")), "n is still a number")
 }
 
 // The same in a merge, whose plan compares staged rows with the target's:
@@ -54,7 +54,7 @@ latest_by: d
 	r = e.MustRun(j, "2026-11-29")
 	require.Equal(t, int64(1), r.Updated)
 	require.Equal(t, []string{"1|NULL", "2|NULL"}, e.Rows("", "id", "n"))
-	require.Equal(t, []string{"1"}, e.Query(`SELECT count(*) FROM sales.orders WHERE n IS NULL AND id = 1`))
+	require.Equal(t, []string{"1"}, e.Query(`SELECT count(*) FROM `+e.Sales("orders")+` WHERE n IS NULL AND id = 1`))
 
 	before := e.Checksum("")
 	e.Write("in/2026-11-30.csv", "id,n,note,d\n3,abc,c,2026-11-30\n")

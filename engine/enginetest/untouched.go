@@ -157,7 +157,7 @@ func testRefusedLoaded(t *testing.T, h Harness) {
 	badKey := e.Job(strings.Replace(filesJob, "key: [order_id]", "key: [order_idd]", 1))
 	// Refused after the new schema and table were created in the run's
 	// transaction: they go with it.
-	path := e.Write("new_schema.yaml", fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: fresh_schema.orders\n%s", e.URL,
+	path := e.Write("new_schema.yaml", fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: %s.orders\n%s", e.URL, e.Fresh,
 		strings.Replace(filesJob, "  column: created_at", "  column: status", 1)))
 	newSchema, err := job.Load(path)
 	require.NoError(t, err)

@@ -79,8 +79,20 @@ func (e *Env) realState() realState {
 // noScratch fails the test if a table of verify's is left in the target.
 func (e *Env) noScratch() {
 	e.t.Helper()
-	left := e.Query("SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE '" + runner.ScratchPrefix + "%'")
-	require.Empty(e.t, left, "verify left scratch tables behind")
+	require.Empty(e.t, e.scratchTables(), "verify left scratch tables behind")
+}
+
+// scratchTables lists verify's tables in the target's schemas (Trace's:
+// on MySQL the server holds other tests' databases too).
+func (e *Env) scratchTables() []string {
+	e.t.Helper()
+	var out []string
+	for _, t := range e.Trace().Tables {
+		if _, name, _ := strings.Cut(t, "."); strings.HasPrefix(name, runner.ScratchPrefix) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func testVerifyPassFiles(t *testing.T, h Harness) {
@@ -300,8 +312,8 @@ func testVerifyFailedRun(t *testing.T, h Harness) {
 	e.MustRun(j, "2026-11-28")
 	bad := e.Job(strings.Replace(strings.Replace(queryJob, "orders_query", "orders_vanishing", 1),
 		"WHERE created_at >= {{ start }}",
-		"WHERE NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name LIKE '"+runner.ScratchPrefix+"%' AND right(table_name, 2) = '_s')\n      AND created_at >= {{ start }}", 1))
-	bad.Target.Table = "sales.other"
+		"WHERE NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = '"+e.Schema+"' AND table_name LIKE '"+runner.ScratchPrefix+"%' AND right(table_name, 2) = '_s')\n      AND created_at >= {{ start }}", 1))
+	bad.Target.Table = e.Sales("other")
 	before := e.realState()
 	_, err := idem.Verify(context.Background(), bad, idem.Options{Date: "2026-11-28", LockTimeout: time.Minute})
 	require.Error(t, err)
@@ -333,9 +345,7 @@ func testVerifySIGINT(t *testing.T, h Harness) {
 	require.NoError(t, cmd.Start())
 	// Run 1 takes 1.5 s and commits a scratch table; run 2 sleeps next:
 	// the signal comes once the table is there.
-	scratch := func() bool {
-		return len(e.Query("SELECT table_name FROM information_schema.tables WHERE table_name LIKE '"+runner.ScratchPrefix+"%'")) > 0
-	}
+	scratch := func() bool { return len(e.scratchTables()) > 0 }
 	if held := h.Spelling.HeldTables; held != nil { // the binary holds the target
 		scratch = func() bool {
 			tables, err := held(e.URL)

@@ -28,21 +28,21 @@ const mergeInput = "order_id,region,status,updated_at\n1,eu,placed,2026-11-28 08
 // are exact.
 func TestMergeNeedsTheKeyIndex(t *testing.T) {
 	keys := func(e *enginetest.Env) []string {
-		return e.Query(`SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = 'sales' AND table_name = 'orders' AND non_unique = 0 ORDER BY 1, 2`)
+		return e.Query(`SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = `+e.P(1)+` AND table_name = 'orders' AND non_unique = 0 ORDER BY 1, 2`, e.Schema)
 	}
 	e := enginetest.NewEnv(t, harness)
 	e.Write("in/2026-11-28.csv", mergeInput)
 	j := e.Job(keyedMerge)
 	e.MustRun(j, "2026-11-28")
 	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"}, keys(e))
-	e.Exec(`ALTER TABLE sales.orders DROP INDEX idem_key`)
+	e.Exec(`ALTER TABLE ` + e.Sales("orders") + ` DROP INDEX idem_key`)
 	e.Write("in/2026-11-29.csv", "order_id,region,status,updated_at\n1,eu,shipped,2026-11-29 08:00:00\n3,eu,placed,2026-11-29 08:00:00\n")
 	e.MustRun(j, "2026-11-29")
 	require.Equal(t, []string{"idem_key|order_id", "idem_key|region"}, keys(e))
 
 	e = enginetest.NewEnv(t, harness)
-	e.Exec(`DROP DATABASE sales`, `CREATE DATABASE sales`, `CREATE TABLE sales.orders (order_id BIGINT, region VARCHAR(10), status TEXT, updated_at DATETIME)`,
-		`INSERT INTO sales.orders VALUES (1, 'eu', 'placed', TIMESTAMP '2026-11-28 08:00:00'), (2, 'us', 'placed', TIMESTAMP '2026-11-28 08:00:00')`)
+	e.Exec(`DROP DATABASE `+e.Schema, `CREATE DATABASE `+e.Schema, `CREATE TABLE `+e.Sales("orders")+` (order_id BIGINT, region VARCHAR(10), status TEXT, updated_at DATETIME)`,
+		`INSERT INTO `+e.Sales("orders")+` VALUES (1, 'eu', 'placed', TIMESTAMP '2026-11-28 08:00:00'), (2, 'us', 'placed', TIMESTAMP '2026-11-28 08:00:00')`)
 	e.Write("in/2026-11-29.csv", "order_id,region,status,updated_at\n1,eu,shipped,2026-11-29 08:00:00\n3,eu,placed,2026-11-29 08:00:00\n")
 	j = e.Job(keyedMerge)
 	before := e.Checksum("")
@@ -50,11 +50,12 @@ func TestMergeNeedsTheKeyIndex(t *testing.T) {
 	var je *job.Error
 	require.ErrorAs(t, err, &je)
 	require.Contains(t, err.Error(), `needs a unique index on its key [order_id region]`)
-	require.Contains(t, err.Error(), `ALTER TABLE "sales"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`)
+	addKey := `ALTER TABLE "` + e.Schema + `"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`
+	require.Contains(t, err.Error(), addKey)
 	require.Equal(t, before, e.Checksum(""), "nothing changed")
 	require.Empty(t, keys(e))
 
-	e.Exec(`ALTER TABLE "sales"."orders" ADD UNIQUE KEY "idem_key" ("order_id", "region")`)
+	e.Exec(addKey)
 	r := e.MustRun(j, "2026-11-29")
 	require.Equal(t, int64(1), r.Inserted)
 	require.Equal(t, int64(1), r.Updated)

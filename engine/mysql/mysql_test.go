@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -44,102 +45,142 @@ func adminDB(url string) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
-// On MySQL a schema is a database of the whole server: the suite's
-// sales.orders is one table for every test, so the tests take turns (the
-// harness is Serial, and a lock orders the parallel subtests some cases
-// run), and a process lock (GET_LOCK) orders test processes too. Each
-// test gets a database of its own for its unqualified tables and idem_runs,
-// and the databases the suite's tables live in are dropped before it.
-
-// suiteSchemas are the schemas the suite's jobs name.
-var suiteSchemas = []string{"sales", "fresh_schema"}
+// On MySQL a schema is a database of the whole server. Each target is a
+// database of its own, idem_t_<hash of the test's name>_<n>, so what its
+// runs print (the database is the schema, in lock scopes) is the same
+// every time: golden files. The suite's schemas, sales and fresh_schema,
+// are the test's too (Schemas): idem_t_<hash>_sales and _fresh, shared by
+// its targets, so tests run at once as on the other engines. The test
+// drops its databases when it ends. The names repeat between test
+// processes, so one process at a time uses the server (a GET_LOCK held
+// while it runs), and it first drops what a process that died left
+// behind.
 
 const testDBPrefix = "idem_t_"
 
-var turn = struct {
-	mu    sync.Mutex         // guards the rest
-	free  *sync.Cond         // signalled when the turn ends
-	owner *testing.T         // whose turn it is, nil for no one's
-	made  map[*testing.T]int // databases made per test
+// The suite's schemas of a test are its prefix with these.
+const salesSuffix, freshSuffix = "_sales", "_fresh"
+
+// testPrefix begins the names of the test's databases.
+func testPrefix(t *testing.T) string {
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	return fmt.Sprintf("%s%08x", testDBPrefix, h.Sum32())
+}
+
+var tests = struct {
+	once  sync.Once
+	err   error   // of the setup once did
+	db    *sql.DB // the server, for creating and dropping databases
 	admin *sql.Conn
-	db    *sql.DB
-}{made: map[*testing.T]int{}}
+	mu    sync.Mutex     // guards made
+	made  map[string]int // databases made per test
+}{made: map[string]int{}}
 
-func init() { turn.free = sync.NewCond(&turn.mu) }
+// setUp waits until no other test process uses the server (10 minutes at
+// most), then drops the databases earlier processes left behind.
+func setUp(dsn string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 11*time.Minute)
+	defer cancel()
+	db, err := adminDB(dsn)
+	if err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	var got int
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK('idem_conformance_suite', 600)").Scan(&got); err != nil {
+		return err
+	}
+	if got != 1 {
+		return fmt.Errorf("another test process held the suite's lock for 10 minutes")
+	}
+	tests.db, tests.admin = db, conn
+	rows, err := conn.QueryContext(ctx, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'idem\\_t\\_%'")
+	if err != nil {
+		return err
+	}
+	var left []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		left = append(left, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, s := range left {
+		if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+s+"`"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-// testDatabase waits for the test's turn, then gives it an empty database;
-// it returns the database's URL. A turn is one test's and its subtests'
-// (a case whose subtests make targets of their own tables runs them at
-// once), and begins with no suite schema and no earlier test's database.
+// testDatabase gives the test an empty database and returns its URL. The
+// test's suite schemas (testSchemas) are made by the runs that need them.
+// They are all dropped when the test ends, unless it failed (the next
+// process drops them): what it left is there to look at.
 func testDatabase(t *testing.T) string {
 	t.Helper()
 	dsn := server.DSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	turn.mu.Lock()
-	defer turn.mu.Unlock()
-	mine := func() bool {
-		return turn.owner == t || (turn.owner != nil && strings.HasPrefix(t.Name(), turn.owner.Name()+"/"))
-	}
-	for turn.owner != nil && !mine() {
-		turn.free.Wait()
-	}
-	if turn.owner == nil {
-		turn.owner = t
-		t.Cleanup(func() {
-			turn.mu.Lock()
-			turn.owner = nil
-			turn.free.Broadcast()
-			turn.mu.Unlock()
-		})
-		if turn.db == nil {
-			db, err := adminDB(dsn)
-			require.NoError(t, err)
-			conn, err := db.Conn(ctx)
-			require.NoError(t, err)
-			var got int
-			require.NoError(t, conn.QueryRowContext(ctx, "SELECT GET_LOCK('idem_conformance_suite', 600)").Scan(&got))
-			require.Equal(t, 1, got, "another test process held the suite's lock for 10 minutes")
-			turn.db, turn.admin = db, conn
-		}
-		rows, err := turn.admin.QueryContext(ctx, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'idem\\_t\\_%'")
-		require.NoError(t, err)
-		drop := append([]string{}, suiteSchemas...)
-		for rows.Next() {
-			var s string
-			require.NoError(t, rows.Scan(&s))
-			drop = append(drop, s)
-		}
-		require.NoError(t, rows.Err())
-		rows.Close()
-		for _, s := range drop {
-			_, err := turn.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+s+"`")
-			require.NoError(t, err)
-		}
-	}
-	// Named after the test, so what a test's runs print (the database is
-	// the schema, in lock scopes) is the same every time: golden files.
-	turn.made[t]++
-	h := fnv.New32a()
-	h.Write([]byte(t.Name()))
-	name := fmt.Sprintf("%s%08x_%d", testDBPrefix, h.Sum32(), turn.made[t])
-	_, err := turn.admin.ExecContext(ctx, "CREATE DATABASE `"+name+"`")
+	tests.once.Do(func() { tests.err = setUp(dsn) })
+	require.NoError(t, tests.err)
+	tests.mu.Lock()
+	tests.made[t.Name()]++
+	n := tests.made[t.Name()]
+	tests.mu.Unlock()
+	prefix := testPrefix(t)
+	name := fmt.Sprintf("%s_%d", prefix, n)
+	ctx := context.Background()
+	_, err := tests.db.ExecContext(ctx, "CREATE DATABASE `"+name+"`")
 	require.NoError(t, err)
+	drop := []string{name}
+	if n == 1 {
+		drop = append(drop, prefix+salesSuffix, prefix+freshSuffix)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			return
+		}
+		for _, s := range drop {
+			if _, err := tests.db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+s+"`"); err != nil {
+				t.Errorf("dropping the test's database %s: %v", s, err)
+			}
+		}
+	})
 	base, _, _ := strings.Cut(dsn, "?")
 	i := strings.LastIndex(base, "/")
 	return base[:i+1] + name
 }
 
-// inSuite is the test's database and the suite's schemas, as SQL: the
-// server's other databases are not the target's.
-const inSuite = "(%[1]s = DATABASE() OR %[1]s IN ('sales', 'fresh_schema'))"
+// testSchemas names the test's suite schemas.
+func testSchemas(t *testing.T) (sales, fresh string) {
+	return testPrefix(t) + salesSuffix, testPrefix(t) + freshSuffix
+}
+
+// inTarget is the target's database (idem_t_<hash>_<n>) and its test's
+// suite schemas, as SQL: the server's other databases (other tests') are
+// not the target's.
+var inTarget = "%[1]s IN (DATABASE(), CONCAT(SUBSTRING_INDEX(DATABASE(), '_', 3), '" + salesSuffix + "'), CONCAT(SUBSTRING_INDEX(DATABASE(), '_', 3), '" + freshSuffix + "'))"
+
+// readerName is a LOAD DATA reader's name (engine/mysql/load.go): the
+// lowest number free in the process, so a run's differs while other
+// tests' runs load at once.
+var readerName = regexp.MustCompile(`'Reader::idem_[0-9]+'`)
 
 var harness = enginetest.Harness{
-	Target: testDatabase,
-	Serial: true,
+	Target:  testDatabase,
+	Schemas: testSchemas,
+	Steady:  func(sql string) string { return readerName.ReplaceAllString(sql, "'Reader::idem_1'") },
 	Spelling: enginetest.Spelling{
-		TraceSchemas: "SELECT schema_name FROM information_schema.schemata WHERE " + fmt.Sprintf(inSuite, "schema_name") + " ORDER BY 1",
-		TraceTables:  "SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE " + fmt.Sprintf(inSuite, "table_schema") + " ORDER BY 1",
+		TraceSchemas: "SELECT schema_name FROM information_schema.schemata WHERE " + fmt.Sprintf(inTarget, "schema_name") + " ORDER BY 1",
+		TraceTables:  "SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE " + fmt.Sprintf(inTarget, "table_schema") + " ORDER BY 1",
 		Timestamp:    "DATETIME",
 		Random:       "rand()",
 		NowText:      "CAST(NOW(6) AS CHAR)",
