@@ -288,10 +288,13 @@ func (*Server) CreatePartitioned(target engine.Table, stage, loadedAt, partition
 }
 
 // ExchangeTable names the table a partition run builds its partition in
-// after the partition: runs of different partitions of one table may run
-// at once on a server, and each builds its own.
+// after the partition, <table>__idem_part_<partition>: runs of different
+// partitions of one table may run at once on a server, and each builds
+// its own. A long table name is shortened and told apart by a hash, as
+// index names are, so any target's name fits.
 func (*Server) ExchangeTable(target engine.Table, partition string) engine.Table {
-	return engine.Table{Schema: target.Schema, Name: target.Name + engine.ExchangeSuffix + "_" + partition}
+	suffix := strings.TrimPrefix(engine.ExchangeSuffix, "__idem_") + "_" + partition
+	return engine.Table{Schema: target.Schema, Name: engine.IndexName(target, suffix)}
 }
 
 // BuildPartition creates x empty, AS the target (same columns, engine,
