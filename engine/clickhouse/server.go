@@ -3,6 +3,7 @@ package clickhouse
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -197,7 +198,13 @@ func OpenServer(ctx context.Context, url string, lockTimeout time.Duration, read
 		return nil, red.Error(err)
 	}
 	red.Add(opt.Auth.Password)
-	sqlDB := sql.OpenDB(serverConnector{inner: chgo.Connector(opt), red: red})
+	return openServer(ctx, url, chgo.Connector(opt), red)
+}
+
+// openServer opens a Server on clickhouse-go's connector (a fake in
+// tests).
+func openServer(ctx context.Context, url string, inner driver.Connector, red *job.Redactor) (*Server, error) {
+	sqlDB := sql.OpenDB(serverConnector{inner: inner, red: red})
 	conn, err := sqlDB.Conn(ctx)
 	if err == nil {
 		err = conn.PingContext(ctx)

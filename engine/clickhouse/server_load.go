@@ -192,7 +192,8 @@ func (c *serverConn) openBatch(ctx context.Context, insert string) (batchSink, e
 	}
 	st, err := c.inner.(driver.ConnPrepareContext).PrepareContext(ctx, insert)
 	if err != nil {
-		return nil, c.red.Error(err)
+		c.broken = c.red.Error(err)
+		return nil, c.broken
 	}
 	return &nativeBatch{ctx: ctx, c: c, tx: tx, st: st.(driver.StmtExecContext)}, nil
 }
@@ -203,16 +204,16 @@ func (b *nativeBatch) Append(vals []any) error {
 		b.arg = append(b.arg, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
 	if _, err := b.st.ExecContext(b.ctx, b.arg); err != nil {
-		b.c.broken = err
-		return b.c.red.Error(err)
+		b.c.broken = b.c.red.Error(err)
+		return b.c.broken
 	}
 	return nil
 }
 
 func (b *nativeBatch) Send() error {
 	if err := b.tx.Commit(); err != nil {
-		b.c.broken = err
-		return b.c.red.Error(err)
+		b.c.broken = b.c.red.Error(err)
+		return b.c.broken
 	}
 	return nil
 }
