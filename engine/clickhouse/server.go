@@ -60,9 +60,9 @@ func openServerTarget(ctx context.Context, url string, o engine.OpenOptions) (en
 	return s, nil
 }
 
-// fixedParams are clickhouse-go URL parameters idem decides itself: the
-// protocol (native), and no driver logging (it could print what idem
-// redacts).
+// fixedParams are clickhouse-go URL parameters idem decides itself: no
+// driver logging (it could print what idem redacts). The protocol is
+// always native: the URL clickhouse-go parses is clickhouse://.
 var fixedParams = []string{"debug"}
 
 // ServerOptions parses a clickhouse:// or clickhouses:// URL into
