@@ -3,6 +3,7 @@ module github.com/idemdata/idem
 go 1.26.8
 
 require (
+	github.com/ClickHouse/ch-go v0.75.0
 	github.com/ClickHouse/clickhouse-go/v2 v2.51.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/ebitengine/purego v0.10.1
@@ -22,7 +23,6 @@ require (
 
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
-	github.com/ClickHouse/ch-go v0.75.0 // indirect
 	github.com/andybalholm/brotli v1.2.7 // indirect
 	github.com/apache/arrow-go/v18 v18.5.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
