@@ -470,6 +470,15 @@ type PartitionExchanger interface {
 	ReplacePartition(target, x Table, at string) []string
 }
 
+// ExchangeNamer is an optional ability of a PartitionExchanger whose runs
+// of different partitions of one table may run at once (a server: nothing
+// serializes them): it names the table a partition run builds its
+// partition in, one per partition, so that two such runs never share it.
+// Without it the table is the target's name plus ExchangeSuffix.
+type ExchangeNamer interface {
+	ExchangeTable(target Table, partition string) Table
+}
+
 // The names of a run's temporary tables (its staged input, the input
 // de-duplicated, a merge's plan), on the run's own connection. An engine
 // whose connections share temporary tables (chDB's one session) gives

@@ -175,7 +175,7 @@ func (r *run) buildPartition(ctx context.Context) error {
 		return err
 	}
 	t := engine.Table(r.job.Table())
-	x := engine.Table{Schema: t.Schema, Name: t.Name + engine.ExchangeSuffix}
+	x := r.exchangeTable(t)
 	if len(x.Name) > engine.MaxIdentBytes {
 		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
 			"table name %q is too long: a run builds its partition in %q beside it, longer than %d bytes", t.Name, x.Name, engine.MaxIdentBytes)}}}
@@ -204,6 +204,15 @@ func (r *run) buildPartition(ctx context.Context) error {
 	// The engine reports no row counts: the partition's rows are counted.
 	r.res.Inserted, err = r.s.count(ctx, r.sql.Inspect.Count(r.sql.Table(x), where))
 	return err
+}
+
+// exchangeTable is the table a partition is built in beside t: the
+// engine's name for it (ExchangeNamer), or t's name plus ExchangeSuffix.
+func (r *run) exchangeTable(t engine.Table) engine.Table {
+	if n, ok := r.db.(engine.ExchangeNamer); ok {
+		return n.ExchangeTable(t, r.w.Label)
+	}
+	return engine.Table{Schema: t.Schema, Name: t.Name + engine.ExchangeSuffix}
 }
 
 // writeBuilt writes the partition into the table built to replace the
