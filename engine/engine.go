@@ -169,6 +169,19 @@ type Checksummer interface {
 	Checksum(table string, cols []Column, where string) string
 }
 
+// ChecksumVersioner is a Checksummer whose function changed after ledgers
+// had stored checksums made by the older one: idem_runs.checksum is
+// compared by later runs (the skip), so a stored value must be compared
+// with the function that made it. The current function's checksums carry
+// ChecksumTag as a prefix; a stored checksum without it was made by
+// LegacyChecksum, and is compared with what LegacyChecksum takes now.
+type ChecksumVersioner interface {
+	// ChecksumTag prefixes the current function's checksums ("v2:").
+	ChecksumTag() string
+	// LegacyChecksum is the older function's query, as Checksum's.
+	LegacyChecksum(table string, cols []Column, where string) string
+}
+
 // Inspector reads rows: columns, counts, samples. Tables are quoted.
 type Inspector interface {
 	// Columns selects no row of table, for its columns' names and types.

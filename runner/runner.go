@@ -624,7 +624,7 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 		r.res.Reloaded = fmt.Sprintf("run %s loaded it while it was open; it is closed now", short(last.RunID))
 		return false, nil
 	}
-	n, sum, err := r.partitionSum(ctx)
+	n, sum, err := r.partitionSum(ctx, last)
 	if err != nil {
 		return false, err
 	}
@@ -638,8 +638,9 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 }
 
 // partitionSum is the partition's row count and checksum, as taken while
-// the input was hashed (checksumAhead), or now.
-func (r *run) partitionSum(ctx context.Context) (int64, string, error) {
+// the input was hashed (checksumAhead), or now, with the function that
+// made last's.
+func (r *run) partitionSum(ctx context.Context, last *ledger.Entry) (int64, string, error) {
 	if r.pre != nil {
 		return r.pre.n, r.pre.sum, nil
 	}
@@ -650,7 +651,7 @@ func (r *run) partitionSum(ctx context.Context) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	return r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
+	return r.s.checksumLike(ctx, r.sql, last.Checksum, r.table, r.dataColumns(r.targetCols), where)
 }
 
 func (r *run) tableExists(ctx context.Context) (bool, error) {

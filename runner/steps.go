@@ -440,7 +440,7 @@ func (r *run) checksumAhead(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n, sum, err := r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
+	n, sum, err := r.s.checksumLike(ctx, r.sql, last.Checksum, r.table, r.dataColumns(r.targetCols), where)
 	if err != nil {
 		return err
 	}
@@ -453,7 +453,10 @@ func (r *run) fingerprintRows(ctx context.Context) (err error) {
 	if r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable)); err != nil {
 		return err
 	}
-	n, sum, err := r.s.checksum(ctx, r.sql, r.sql.Ident(stageTable), r.stageCols, "")
+	// The legacy function where the engine has one (checksumLike with no
+	// tag): the fingerprint is part of the run id, which must not change
+	// with idem's version, or every rerun after an upgrade would reload.
+	n, sum, err := r.s.checksumLike(ctx, r.sql, "", r.sql.Ident(stageTable), r.stageCols, "")
 	if err != nil {
 		return err
 	}

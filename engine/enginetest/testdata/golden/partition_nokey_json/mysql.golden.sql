@@ -92,7 +92,7 @@ DELETE FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' A
 
 INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
-SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))) << 32) | crc32c(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30))))), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 
