@@ -69,17 +69,11 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		return err
 	}
 	defer rd.Close()
-	src, err := rd.Describe(ctx, in, myTypes{})
-	if err != nil {
-		return err
-	}
 	rec := func(s string) {
 		if in.Record != nil {
 			in.Record(s)
 		}
 	}
-	dl := Dialect{}
-
 	// Where the target exists, a staged column takes the target's exact
 	// type when that loses nothing (an INSERT would cast to it anyway);
 	// one that would lose or misread values keeps its own, so the runner
@@ -90,13 +84,66 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 			return err
 		}
 	}
+	// CSV's types come from a sample of the rows first: the pass over
+	// every row that confirms them (Input.Resolve) then runs in the
+	// embedded reader while the server parses the files on the raw path.
+	describe, sampled := rd.Describe, in.Format == "csv" && !d.csvRows
+	if sampled {
+		describe = rd.DescribeSample
+	}
+	src, err := describe(ctx, in, myTypes{})
+	if err != nil {
+		return err
+	}
+	l := &loader{d: d, q: q, stage: stage, in: in, rd: rd, target: target, rec: rec}
+	done, err := l.load(ctx, src, !sampled)
+	if done || err != nil {
+		return err
+	}
+	// Not the raw path, or the sample's types did not hold: read the
+	// files with the types every row needs.
+	if l.created {
+		drop := "DROP TEMPORARY TABLE " + Dialect{}.Ident(stage)
+		rec(drop)
+		if _, err := q.ExecContext(ctx, drop); err != nil {
+			return err
+		}
+	}
+	if src, err = rd.Describe(ctx, in, myTypes{}); err != nil {
+		return err
+	}
+	_, err = l.load(ctx, src, true)
+	return err
+}
+
+// loader is one LoadFiles.
+type loader struct {
+	d      *DB
+	q      engine.Querier
+	stage  string
+	in     engine.FileInput
+	rd     *filereader.Reader
+	target map[string]string // the target's column types, if it exists
+	rec    func(string)
+	// created: the staging table exists.
+	created bool
+}
+
+// load creates the staging table with src's types and loads the files
+// into it, raw or as rows. resolved says src's types hold for every row.
+// When they may not, load takes only the raw path, having Input.Resolve
+// read every row beside it, and reports false (and no error) when it
+// cannot take it or the types do not hold: then the caller drops the
+// staging table it made and loads again with the types that do.
+func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool) (bool, error) {
+	dl, q, stage, rec := Dialect{}, l.q, l.stage, l.rec
 	cols := src.Columns
 	types := make([]string, len(cols))
 	defs := make([]string, len(cols))
 	var later []int // columns to give the target's type if they hold no value
 	for i, c := range cols {
 		types[i] = c.Type
-		if t, ok := target[c.Name]; ok {
+		if t, ok := l.target[c.Name]; ok {
 			if engine.TypeChange(c.Name, c.Reader, t) == "" {
 				types[i] = t
 			} else {
@@ -106,32 +153,40 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		defs[i] = dl.Ident(c.Name) + " " + types[i]
 	}
 	var raw *filereader.CSVDialect
-	if in.Format == "csv" && !d.csvRows && rawTypes(types) {
+	if l.in.Format == "csv" && !l.d.csvRows && rawTypes(types) {
+		var err error
 		if raw, err = src.CSV(ctx); err != nil {
-			return err
+			return false, err
 		}
 		if raw != nil && raw.Escape != "" {
 			raw = nil // LOAD DATA's escape character also unescapes \N, \n, …: not DuckDB's reading
 		}
 	}
+	if raw == nil && !resolved {
+		return false, nil
+	}
 	if raw != nil {
-		rec(engine.LoadNote(in.Paths, dl.Ident(stage), "via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead)"))
+		rec(engine.LoadNote(l.in.Paths, dl.Ident(stage), "via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead)"))
 	} else {
-		rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
+		rec(engine.LoadNote(l.in.Paths, dl.Ident(stage), fmt.Sprintf(
 			"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
 	}
 	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
 	rec(create)
 	if _, err := q.ExecContext(ctx, create); err != nil {
-		return fmt.Errorf("creating the staging table: %w", err)
+		return false, fmt.Errorf("creating the staging table: %w", err)
 	}
+	l.created = true
 	if raw != nil {
-		err := loadRaw(ctx, q, stage, in.Paths, raw, rec)
-		if err == nil {
-			return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+		err := l.loadRawResolving(ctx, src, raw, resolved)
+		if errors.Is(err, errTypesChanged) {
+			return false, nil
 		}
-		if lostConnection(err) != nil {
-			return err
+		if err == nil {
+			return true, emptyToTarget(ctx, q, stage, cols, later, l.target, rec)
+		}
+		if lostConnection(err) != nil || !errors.Is(err, errRawRefused) {
+			return false, err
 		}
 		// The server read something otherwise than DuckDB would (a bad
 		// value, a line ending, a missing field): the embedded reader
@@ -140,10 +195,61 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		trunc := "TRUNCATE TABLE " + dl.Ident(stage)
 		rec(trunc)
 		if _, err := q.ExecContext(ctx, trunc); err != nil {
-			return err
+			return false, err
 		}
 	}
+	if err := loadRows(ctx, q, stage, src, types, rec); err != nil {
+		return false, err
+	}
+	return true, emptyToTarget(ctx, q, stage, cols, later, l.target, rec)
+}
 
+// errTypesChanged: the types of the sample did not hold for every row.
+var errTypesChanged = errors.New("the input's types differ from its sample's")
+
+// errRawRefused wraps why the server's reading of the raw files was not
+// taken (the rows path reads them instead).
+var errRawRefused = errors.New("the raw load was refused")
+
+// loadRawResolving loads the files' bytes while, unless resolved, the
+// embedded reader reads every row to confirm src's types: the server's
+// CPU and this process's at once. It returns errTypesChanged if the types
+// do not hold, the input's error if the reader finds one, and an error
+// wrapping errRawRefused if the server read a value otherwise.
+func (l *loader) loadRawResolving(ctx context.Context, src *filereader.Input, raw *filereader.CSVDialect, resolved bool) error {
+	type result struct {
+		ok  bool
+		err error
+	}
+	done := make(chan result, 1)
+	if resolved {
+		done <- result{ok: true}
+	} else {
+		go func() {
+			ok, err := src.Resolve(ctx)
+			done <- result{ok, err}
+		}()
+	}
+	lerr := loadRaw(ctx, l.q, l.stage, l.in.Paths, raw, l.rec)
+	res := <-done
+	switch {
+	case lerr != nil && lostConnection(lerr) != nil:
+		return lerr
+	case res.err != nil:
+		return res.err
+	case !res.ok:
+		return errTypesChanged
+	case lerr != nil:
+		return fmt.Errorf("%w: %w", errRawRefused, lerr)
+	}
+	return nil
+}
+
+// loadRows has the embedded reader read the files and streams their rows
+// into stage as LOAD DATA text.
+func loadRows(ctx context.Context, q engine.Querier, stage string, src *filereader.Input, types []string, rec func(string)) error {
+	dl := Dialect{}
+	cols := src.Columns
 	// Values are sent as text, lines ending in a newline and \ escaping
 	// (the defaults, left unsaid: NO_BACKSLASH_ESCAPES would make '\n'
 	// two characters); BIT (boolean) columns go through a variable
@@ -192,10 +298,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	// With LOCAL, the server cannot stop the client's transfer, so it
 	// reports values a column cannot hold as warnings and goes on: any
 	// warning fails the load.
-	if err := loadWarnings(ctx, q); err != nil {
-		return err
-	}
-	return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+	return loadWarnings(ctx, q)
 }
 
 // rawTypes reports whether LOAD DATA reads every staged column's text as
