@@ -57,16 +57,48 @@ func takeReaderName() (string, func()) {
 // runs on the pinned connection (tx is nil on this engine: staging comes
 // before the data transaction).
 func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput) error {
-	if len(in.Paths) == 0 {
-		return errors.New("no input files")
-	}
 	var q engine.Querier = d.conn
 	if tx != nil {
 		q = tx
 	}
+	_, err := d.loadFiles(ctx, q, stage, engine.Table{}, in)
+	return err
+}
+
+var _ engine.BuildLoader = (*DB)(nil)
+
+// LoadFilesBuilt loads a first load's input straight into the InnoDB table
+// built to replace the target (engine.BuildLoader): LOAD DATA writes the
+// rows once, where staging them in a temporary table and copying them
+// there wrote them twice. The temporary table stage is made too, empty,
+// for the staged columns, and built is made from it as the runner would.
+func (d *DB) LoadFilesBuilt(ctx context.Context, stage string, built engine.Table, in engine.FileInput) (int64, error) {
+	if built.Schema != "" {
+		var one int
+		q := "SELECT 1 FROM information_schema.schemata WHERE schema_name = ?"
+		if in.Record != nil {
+			in.Record(q)
+		}
+		err := d.conn.QueryRowContext(ctx, q, built.Schema).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, engine.ErrNoBuildSchema
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return d.loadFiles(ctx, d.conn, stage, built, in)
+}
+
+// loadFiles loads the files into stage, or into the new table into when
+// it is given, and returns how many rows it loaded.
+func (d *DB) loadFiles(ctx context.Context, q engine.Querier, stage string, into engine.Table, in engine.FileInput) (int64, error) {
+	if len(in.Paths) == 0 {
+		return 0, errors.New("no input files")
+	}
 	rd, err := filereader.Open(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rd.Close()
 	rec := func(s string) {
@@ -81,7 +113,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	var target map[string]string
 	if in.Target.Name != "" {
 		if target, err = columnTypes(ctx, q, in.Target, rec); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	// CSV's types come from a sample of the rows first: the pass over
@@ -93,27 +125,32 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	}
 	src, err := describe(ctx, in, myTypes{})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	l := &loader{d: d, q: q, stage: stage, in: in, rd: rd, target: target, rec: rec}
+	l := &loader{d: d, q: q, stage: stage, into: into, in: in, rd: rd, target: target, rec: rec}
 	done, err := l.load(ctx, src, !sampled)
 	if done || err != nil {
-		return err
+		return l.loaded, err
 	}
 	// Not the raw path, or the sample's types did not hold: read the
 	// files with the types every row needs.
 	if l.created {
-		drop := "DROP TEMPORARY TABLE " + Dialect{}.Ident(stage)
-		rec(drop)
-		if _, err := q.ExecContext(ctx, drop); err != nil {
-			return err
+		drops := []string{"DROP TEMPORARY TABLE " + Dialect{}.Ident(stage)}
+		if into.Name != "" {
+			drops = append(drops, "DROP TABLE IF EXISTS "+Dialect{}.Table(into))
+		}
+		for _, drop := range drops {
+			rec(drop)
+			if _, err := q.ExecContext(ctx, drop); err != nil {
+				return 0, err
+			}
 		}
 	}
 	if src, err = rd.Describe(ctx, in, myTypes{}); err != nil {
-		return err
+		return 0, err
 	}
 	_, err = l.load(ctx, src, true)
-	return err
+	return l.loaded, err
 }
 
 // loader is one LoadFiles.
@@ -121,12 +158,14 @@ type loader struct {
 	d      *DB
 	q      engine.Querier
 	stage  string
+	into   engine.Table // the table the rows go to when not stage
 	in     engine.FileInput
 	rd     *filereader.Reader
 	target map[string]string // the target's column types, if it exists
 	rec    func(string)
 	// created: the staging table exists.
 	created bool
+	loaded  int64 // rows loaded
 }
 
 // load creates the staging table with src's types and loads the files
@@ -137,6 +176,7 @@ type loader struct {
 // staging table it made and loads again with the types that do.
 func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool) (bool, error) {
 	dl, q, stage, rec := Dialect{}, l.q, l.stage, l.rec
+	l.loaded = 0
 	cols := src.Columns
 	types := make([]string, len(cols))
 	defs := make([]string, len(cols))
@@ -177,8 +217,18 @@ func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool)
 		return false, fmt.Errorf("creating the staging table: %w", err)
 	}
 	l.created = true
+	dest := dl.Ident(stage)
+	if l.into.Name != "" {
+		dest = dl.Table(l.into)
+		for _, stmt := range dl.CreateTableFrom(l.into, stage, "") {
+			rec(stmt)
+			if _, err := q.ExecContext(ctx, stmt); err != nil {
+				return false, fmt.Errorf("creating %s: %w", l.into.Name, err)
+			}
+		}
+	}
 	if raw != nil {
-		err := l.loadRawResolving(ctx, src, raw, resolved)
+		err := l.loadRawResolving(ctx, dest, src, raw, resolved)
 		if errors.Is(err, errTypesChanged) {
 			return false, nil
 		}
@@ -192,15 +242,18 @@ func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool)
 		// value, a line ending, a missing field): the embedded reader
 		// reads the files again, and names the file and line of what it
 		// cannot read.
-		trunc := "TRUNCATE TABLE " + dl.Ident(stage)
+		trunc := "TRUNCATE TABLE " + dest
 		rec(trunc)
 		if _, err := q.ExecContext(ctx, trunc); err != nil {
 			return false, err
 		}
+		l.loaded = 0
 	}
-	if err := loadRows(ctx, q, stage, src, types, rec); err != nil {
+	n, err := loadRows(ctx, q, dest, src, types, rec)
+	if err != nil {
 		return false, err
 	}
+	l.loaded = n
 	return true, emptyToTarget(ctx, q, stage, cols, later, l.target, rec)
 }
 
@@ -216,7 +269,7 @@ var errRawRefused = errors.New("the raw load was refused")
 // CPU and this process's at once. It returns errTypesChanged if the types
 // do not hold, the input's error if the reader finds one, and an error
 // wrapping errRawRefused if the server read a value otherwise.
-func (l *loader) loadRawResolving(ctx context.Context, src *filereader.Input, raw *filereader.CSVDialect, resolved bool) error {
+func (l *loader) loadRawResolving(ctx context.Context, dest string, src *filereader.Input, raw *filereader.CSVDialect, resolved bool) error {
 	type result struct {
 		ok  bool
 		err error
@@ -230,7 +283,8 @@ func (l *loader) loadRawResolving(ctx context.Context, src *filereader.Input, ra
 			done <- result{ok, err}
 		}()
 	}
-	lerr := loadRaw(ctx, l.q, l.stage, l.in.Paths, raw, l.rec)
+	n, lerr := loadRaw(ctx, l.q, dest, l.in.Paths, raw, l.rec)
+	l.loaded = n
 	res := <-done
 	switch {
 	case lerr != nil && lostConnection(lerr) != nil:
@@ -246,8 +300,8 @@ func (l *loader) loadRawResolving(ctx context.Context, src *filereader.Input, ra
 }
 
 // loadRows has the embedded reader read the files and streams their rows
-// into stage as LOAD DATA text.
-func loadRows(ctx context.Context, q engine.Querier, stage string, src *filereader.Input, types []string, rec func(string)) error {
+// into dest (quoted) as LOAD DATA text.
+func loadRows(ctx context.Context, q engine.Querier, dest string, src *filereader.Input, types []string, rec func(string)) (int64, error) {
 	dl := Dialect{}
 	cols := src.Columns
 	// Values are sent as text, lines ending in a newline and \ escaping
@@ -268,7 +322,7 @@ func loadRows(ctx context.Context, q engine.Querier, stage string, src *fileread
 	defer free()
 	load := fmt.Sprintf(`LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' (%s)`,
-		name, dl.Ident(stage), strings.Join(list, ", "))
+		name, dest, strings.Join(list, ", "))
 	if len(sets) > 0 {
 		load += " SET " + strings.Join(sets, ", ")
 	}
@@ -276,7 +330,7 @@ func loadRows(ctx context.Context, q engine.Querier, stage string, src *fileread
 
 	rows, err := src.Rows(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
 	pr, pw := io.Pipe()
@@ -287,18 +341,21 @@ func loadRows(ctx context.Context, q engine.Querier, stage string, src *fileread
 		kinds[i] = kindOf(c)
 	}
 	go func() { pw.CloseWithError(writeRows(pw, rows, kinds)) }()
-	_, err = q.ExecContext(ctx, load)
+	res, err := q.ExecContext(ctx, load)
 	pr.CloseWithError(io.ErrClosedPipe) // stops the writer if the load ended early
 	if err != nil {
 		if lostConnection(err) != nil {
-			return err
+			return 0, err
 		}
-		return fmt.Errorf("loading the input: %w", err)
+		return 0, fmt.Errorf("loading the input: %w", err)
 	}
 	// With LOCAL, the server cannot stop the client's transfer, so it
 	// reports values a column cannot hold as warnings and goes on: any
 	// warning fails the load.
-	return loadWarnings(ctx, q)
+	if err := loadWarnings(ctx, q); err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // rawTypes reports whether LOAD DATA reads every staged column's text as
@@ -333,12 +390,12 @@ func (g crGuard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// loadRaw streams each file's bytes into one LOAD DATA LOCAL, its columns
-// in the file's header order. Every field goes through a variable, so an
-// empty one, quoted or not, is NULL (as DuckDB reads it) and a value the
-// column cannot hold is a warning: any warning is an error, and the
-// caller reads the files the other way.
-func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string, cd *filereader.CSVDialect, rec func(string)) error {
+// loadRaw streams each file's bytes into one LOAD DATA LOCAL into dest
+// (quoted), its columns in the file's header order. Every field goes
+// through a variable, so an empty one, quoted or not, is NULL (as DuckDB
+// reads it) and a value the column cannot hold is a warning: any warning
+// is an error, and the caller reads the files the other way.
+func loadRaw(ctx context.Context, q engine.Querier, dest string, paths []string, cd *filereader.CSVDialect, rec func(string)) (int64, error) {
 	dl := Dialect{}
 	fields := "FIELDS TERMINATED BY " + dl.String(cd.Delim)
 	if cd.Quote != "" {
@@ -347,10 +404,11 @@ func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string
 	// No escape character: a quote inside a quoted field is doubled, and
 	// \N or \n are the text they are, as DuckDB reads them.
 	fields += " ESCAPED BY ''"
+	var loaded int64
 	for _, p := range paths {
 		h, err := filereader.Header(p, cd.Delim[0])
 		if err != nil {
-			return err
+			return 0, err
 		}
 		vars := make([]string, len(h))
 		sets := make([]string, len(h))
@@ -360,7 +418,7 @@ func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string
 		}
 		name, free := takeReaderName()
 		load := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4\n  %s IGNORE 1 LINES (%s)\n  SET %s",
-			name, dl.Ident(stage), fields, strings.Join(vars, ", "), strings.Join(sets, ", "))
+			name, dest, fields, strings.Join(vars, ", "), strings.Join(sets, ", "))
 		rec(load)
 		err = func() error {
 			defer free()
@@ -371,16 +429,22 @@ func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string
 			defer f.Close()
 			gomysql.RegisterReaderHandler(name, func() io.Reader { return crGuard{f} })
 			defer gomysql.DeregisterReaderHandler(name)
-			if _, err := q.ExecContext(ctx, load); err != nil {
+			res, err := q.ExecContext(ctx, load)
+			if err != nil {
 				return err
 			}
-			return loadWarnings(ctx, q)
+			if err := loadWarnings(ctx, q); err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			loaded += n
+			return err
 		}()
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return loaded, nil
 }
 
 // emptyToTarget gives the target's type to staged columns that kept their
