@@ -169,6 +169,19 @@ type Checksummer interface {
 	Checksum(table string, cols []Column, where string) string
 }
 
+// ChecksumVersioner is a Checksummer whose function changed after ledgers
+// had stored checksums made by the older one: idem_runs.checksum is
+// compared by later runs (the skip), so a stored value must be compared
+// with the function that made it. The current function's checksums carry
+// ChecksumTag as a prefix; a stored checksum without it was made by
+// LegacyChecksum, and is compared with what LegacyChecksum takes now.
+type ChecksumVersioner interface {
+	// ChecksumTag prefixes the current function's checksums ("v2:").
+	ChecksumTag() string
+	// LegacyChecksum is the older function's query, as Checksum's.
+	LegacyChecksum(table string, cols []Column, where string) string
+}
+
 // Inspector reads rows: columns, counts, samples. Tables are quoted.
 type Inspector interface {
 	// Columns selects no row of table, for its columns' names and types.
@@ -340,6 +353,26 @@ func (s LockScope) String() string {
 type FileLoader interface {
 	LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in FileInput) error
 }
+
+// BuildLoader is an optional ability of a Swapper's FileLoader: a first
+// load of a partition job without key (the target does not exist) loads
+// its input straight into the table it builds to replace the target,
+// instead of into staging and then copying it there: the rows are written
+// once. LoadFilesBuilt creates temporary table stage with the input's
+// columns and no rows (so the staged columns read as LoadFiles's), creates
+// built from it as Stager.CreateTableFrom does, and loads the rows into
+// built, returning how many it loaded. The runner then checks the rows in
+// built, deletes those outside the partition, and swaps it in.
+// When built's schema does not exist, it does nothing and returns
+// ErrNoBuildSchema: creating the schema before the input is checked would
+// change the database for an input that may be refused, so the runner
+// stages the input as usual.
+type BuildLoader interface {
+	LoadFilesBuilt(ctx context.Context, stage string, built Table, in FileInput) (int64, error)
+}
+
+// ErrNoBuildSchema: see BuildLoader.
+var ErrNoBuildSchema = errors.New("the built table's schema does not exist yet")
 
 // FileResolver is an optional DB ability, found by type assertion: before
 // StageFiles, the engine reads over every row of every file what a

@@ -193,5 +193,13 @@ func (r *run) loadFiles(ctx context.Context, l engine.FileLoader, tx *sql.Tx, in
 		}
 		r.s.note(text)
 	}
+	if bl, ok := l.(engine.BuildLoader); ok && r.direct {
+		n, err := bl.LoadFilesBuilt(ctx, stageTable, r.built, in)
+		if !errors.Is(err, engine.ErrNoBuildSchema) {
+			r.res.RowsIn = n
+			return err
+		}
+		r.built, r.direct = engine.Table{}, false
+	}
 	return l.LoadFiles(ctx, tx, stageTable, in)
 }

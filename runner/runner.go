@@ -387,6 +387,7 @@ func (r *run) placeStep(ctx context.Context) error {
 	if inWindow == 0 && !r.job.AllowEmpty {
 		return r.emptyError(ctx)
 	}
+	r.inWindow = inWindow
 	return nil
 }
 
@@ -394,6 +395,9 @@ func (r *run) placeStep(ctx context.Context) error {
 func (r *run) deletePartition(ctx context.Context) error {
 	if !r.exists { // no input and no table: nothing to replace
 		return nil
+	}
+	if r.direct {
+		return r.deleteOutside(ctx)
 	}
 	where, err := r.window(r.targetCols)
 	if err != nil {
@@ -408,6 +412,10 @@ func (r *run) deletePartition(ctx context.Context) error {
 // insertPartition inserts the staged in-window rows.
 func (r *run) insertPartition(ctx context.Context) error {
 	if !r.exists || !r.staged || r.res.RowsIn == 0 {
+		return nil
+	}
+	if r.direct { // loaded there already; deleteOutside kept the partition's
+		r.res.Inserted = r.inWindow
 		return nil
 	}
 	return r.insert(ctx, r.table, r.src, r.stageCols)
@@ -435,7 +443,7 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var total, inWindow, nulls int64
-	q := r.sql.Write.Placement(r.sql.Ident(r.src), where, r.job.Partition.Column)
+	q := r.sql.Write.Placement(r.srcTable(), where, r.job.Partition.Column)
 	if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls); err != nil {
 		return 0, err
 	}
@@ -473,7 +481,7 @@ func (r *run) otherPartitions(ctx context.Context, where string) ([]PartitionRow
 	kind, _ := r.sql.Types.TimeKindOf(typ)
 	start := r.sql.Types.PartitionStart(r.sql.Ident(col), kind, string(r.w.Grain), r.job.Partition.Timezone)
 	c := r.sql.Cond
-	q := r.sql.Inspect.GroupCount(r.sql.Ident(r.src), start, c.And(c.Not(where), c.NotNull(col)))
+	q := r.sql.Inspect.GroupCount(r.srcTable(), start, c.And(c.Not(where), c.NotNull(col)))
 	rows, err := r.s.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("grouping out-of-window rows: %w", err)
@@ -624,7 +632,7 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 		r.res.Reloaded = fmt.Sprintf("run %s loaded it while it was open; it is closed now", short(last.RunID))
 		return false, nil
 	}
-	n, sum, err := r.partitionSum(ctx)
+	n, sum, err := r.partitionSum(ctx, last)
 	if err != nil {
 		return false, err
 	}
@@ -638,8 +646,9 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 }
 
 // partitionSum is the partition's row count and checksum, as taken while
-// the input was hashed (checksumAhead), or now.
-func (r *run) partitionSum(ctx context.Context) (int64, string, error) {
+// the input was hashed (checksumAhead), or now, with the function that
+// made last's.
+func (r *run) partitionSum(ctx context.Context, last *ledger.Entry) (int64, string, error) {
 	if r.pre != nil {
 		return r.pre.n, r.pre.sum, nil
 	}
@@ -650,7 +659,7 @@ func (r *run) partitionSum(ctx context.Context) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	return r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
+	return r.s.checksumLike(ctx, r.sql, last.Checksum, r.table, r.dataColumns(r.targetCols), where)
 }
 
 func (r *run) tableExists(ctx context.Context) (bool, error) {
@@ -819,10 +828,13 @@ func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
 // would be inserted again on every rerun.
 func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	j := r.job
-	stage := r.sql.Ident(stageTable)
-	total, err := r.s.count(ctx, r.sql.Inspect.Count(stage, ""))
-	if err != nil {
-		return "", err
+	stage := r.stagedTable()
+	total := r.res.RowsIn // the engine counted what it loaded into the built table
+	if !r.direct {
+		var err error
+		if total, err = r.s.count(ctx, r.sql.Inspect.Count(stage, "")); err != nil {
+			return "", err
+		}
 	}
 	r.res.RowsIn = total
 	if len(j.Key) == 0 {

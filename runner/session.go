@@ -91,14 +91,36 @@ func (s *session) columns(ctx context.Context, q *engine.SQL, table string) ([]e
 }
 
 // checksum runs the dialect's checksum and normalizes it to 16 hex digits:
-// the sum of row hashes modulo 2^64.
+// the sum of row hashes modulo 2^64, behind the function's tag if it has
+// one (engine.ChecksumVersioner).
 func (s *session) checksum(ctx context.Context, q *engine.SQL, table string, cols []engine.Column, where string) (int64, string, error) {
+	query, tag := q.Check.Checksum(table, cols, where), ""
+	if v, ok := q.Check.(engine.ChecksumVersioner); ok {
+		tag = v.ChecksumTag()
+	}
+	return s.sum(ctx, query, tag)
+}
+
+// checksumLike takes the checksum with the function that made stored (a
+// checksum the ledger holds): the current one, or the engine's legacy one
+// when stored lacks the current function's tag. It is what a stored value
+// is compared with, so a ledger written before the function changed still
+// matches an unchanged partition.
+func (s *session) checksumLike(ctx context.Context, q *engine.SQL, stored, table string, cols []engine.Column, where string) (int64, string, error) {
+	v, ok := q.Check.(engine.ChecksumVersioner)
+	if !ok || strings.HasPrefix(stored, v.ChecksumTag()) {
+		return s.checksum(ctx, q, table, cols, where)
+	}
+	return s.sum(ctx, v.LegacyChecksum(table, cols, where), "")
+}
+
+func (s *session) sum(ctx context.Context, query, tag string) (int64, string, error) {
 	var n int64
 	var sum string
-	if err := s.QueryRowContext(ctx, q.Check.Checksum(table, cols, where)).Scan(&n, &sum); err != nil {
+	if err := s.QueryRowContext(ctx, query).Scan(&n, &sum); err != nil {
 		return 0, "", err
 	}
-	return n, normalizeSum(sum), nil
+	return n, tag + normalizeSum(sum), nil
 }
 
 func normalizeSum(sum string) string {

@@ -50,7 +50,11 @@ type run struct {
 	// merge job sharing the table created it): the whole table is copied,
 	// the partition's rows deleted from the copy, and the copy swapped in.
 	unkeyed  bool
-	replaces bool   // the built table replaces an existing target
+	replaces bool // the built table replaces an existing target
+	// direct: the input was loaded straight into built, not into staging
+	// (engine.BuildLoader; see direct.go).
+	direct   bool
+	inWindow int64  // the input's rows in the partition
 	unlock   func() // with swap: releases the run's lock
 	// pre is the partition's checksum taken while the input was hashed,
 	// for the skip decision (nil: not taken).
@@ -440,7 +444,7 @@ func (r *run) checksumAhead(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n, sum, err := r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.targetCols), where)
+	n, sum, err := r.s.checksumLike(ctx, r.sql, last.Checksum, r.table, r.dataColumns(r.targetCols), where)
 	if err != nil {
 		return err
 	}
@@ -453,7 +457,10 @@ func (r *run) fingerprintRows(ctx context.Context) (err error) {
 	if r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable)); err != nil {
 		return err
 	}
-	n, sum, err := r.s.checksum(ctx, r.sql, r.sql.Ident(stageTable), r.stageCols, "")
+	// The legacy function where the engine has one (checksumLike with no
+	// tag): the fingerprint is part of the run id, which must not change
+	// with idem's version, or every rerun after an upgrade would reload.
+	n, sum, err := r.s.checksumLike(ctx, r.sql, "", r.sql.Ident(stageTable), r.stageCols, "")
 	if err != nil {
 		return err
 	}
@@ -496,6 +503,9 @@ func (r *run) stageInput(ctx context.Context) error {
 	}
 	r.staged = true
 	r.report(StepStaging)
+	if err := r.lockForBuild(ctx); err != nil {
+		return err
+	}
 	if err := r.stageFiles(ctx, r.files); err != nil {
 		return r.readError(r.files, err)
 	}
@@ -545,6 +555,9 @@ func (r *run) dedupStep(ctx context.Context) (err error) {
 func (r *run) shapeTarget(ctx context.Context) (err error) {
 	if !r.staged {
 		return nil
+	}
+	if r.direct {
+		return r.adoptBuilt(ctx)
 	}
 	create := !r.exists && r.res.RowsIn > 0
 	// Without transactions, a merge is applied to a copy of the target

@@ -262,25 +262,60 @@ func (d Dialect) valueText(expr, typ string) string {
 	return "CAST(" + expr + " AS CHAR)"
 }
 
-// Checksum sums a 64-bit hash (the first 16 hex digits of an MD5) of each
-// row's text: values separated by the unit separator (0x1F), NULL as the
-// record separator (0x1E), characters text does not hold. (Prefixing each
-// value with its length instead measured three times slower.) The sum is
-// exact (DECIMAL) and the runner reduces it modulo 2^64.
-func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
+// rowText is a row's text for hashing: values separated by the unit
+// separator (0x1F), NULL as the record separator (0x1E), characters text
+// does not hold. (Prefixing each value with its length instead measured
+// three times slower.)
+func (d Dialect) rowText(cols []engine.Column) string {
+	if len(cols) == 0 {
+		return "''"
+	}
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = fmt.Sprintf("coalesce(%s, char(30))", d.valueText(d.Ident(c.Name), c.Type))
 	}
-	row := "concat_ws(char(31), " + strings.Join(parts, ", ") + ")"
-	if len(cols) == 0 {
-		row = "''"
-	}
-	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(%s), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM %s", row, table)
+	return "concat_ws(char(31), " + strings.Join(parts, ", ") + ")"
+}
+
+// Checksum sums a 64-bit hash (the first 16 hex digits of an MD5) of each
+// row's text. The sum is exact (DECIMAL) and the runner reduces it modulo
+// 2^64. It is the checksum of servers without CRC32C() (MySQL, MariaDB
+// before 10.8), and the legacy one of those with it (crcChecksum).
+func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
+	return d.sumQuery(fmt.Sprintf("CAST(conv(substr(md5(%s), 1, 16), 16, 10) AS UNSIGNED)", d.rowText(cols)), table, where)
+}
+
+func (d Dialect) sumQuery(hash, table, where string) string {
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(%s), 0) AS CHAR) FROM %s", hash, table)
 	if where != "" {
 		q += " WHERE " + where
 	}
 	return q
+}
+
+// crcChecksum is the checksum where the server has CRC32C() (MariaDB 10.8
+// and later): each row's 64-bit hash is its text's CRC-32 in the high
+// half and its CRC-32C (another polynomial) in the low half, summed
+// exactly as Checksum's. It measured about 40% cheaper than MD5's over 1M
+// rows, most of what remains being the values' text. Its checksums carry
+// the tag "v2:"; one the ledger holds without it was made by Checksum
+// (engine.ChecksumVersioner), which the skip then uses to compare.
+type crcChecksum struct{ Dialect }
+
+var _ engine.ChecksumVersioner = crcChecksum{}
+
+// checksumTag marks the checksums crcChecksum makes.
+const checksumTag = "v2:"
+
+func (c crcChecksum) Checksum(table string, cols []engine.Column, where string) string {
+	row := c.rowText(cols)
+	return c.sumQuery(fmt.Sprintf("(crc32(%s) << 32) | crc32c(%s)", row, row), table, where)
+}
+
+func (crcChecksum) ChecksumTag() string { return checksumTag }
+
+func (c crcChecksum) LegacyChecksum(table string, cols []engine.Column, where string) string {
+	return c.Dialect.Checksum(table, cols, where)
 }
 
 // ledgerTypes spell the ledger's logical types. Key columns of text are
@@ -509,16 +544,22 @@ func (s std) RowDiff(f, g engine.Table, key, cols []string, limit int) string {
 }
 
 // sqlFor is the engine's SQL: its own spelling where it differs, the
-// standard one elsewhere.
-func sqlFor(d Dialect) *engine.SQL {
+// standard one elsewhere; crc says the server has CRC32C().
+func sqlFor(d Dialect, crc bool) *engine.SQL {
 	s := std{engine.Standard{D: d}}
-	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
+	var check engine.Checksummer = d
+	if crc {
+		check = crcChecksum{d}
+	}
+	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: check, Merge: d,
 		Inspect: s, Write: s, Cond: s, Temp: s, Ledger: d, Records: records{s.Standard},
 		Scratch: s, Diff: s}
 }
 
-// The SQL of MariaDB (and MySQL before 8.0.19), and of later MySQL.
+// The SQL of MariaDB 10.8 and later, of earlier MariaDB (and MySQL before
+// 8.0.19), and of later MySQL.
 var (
-	sqlText     = sqlFor(Dialect{})
-	sqlRowAlias = sqlFor(Dialect{RowAlias: true})
+	sqlText     = sqlFor(Dialect{}, true)
+	sqlOld      = sqlFor(Dialect{}, false)
+	sqlRowAlias = sqlFor(Dialect{RowAlias: true}, false)
 )

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,5 +29,32 @@ func TestUpsertSpellings(t *testing.T) {
 		"5.7.44-log":                 false,
 	} {
 		require.Equal(t, want, rowAlias(version), version)
+	}
+}
+
+// The partition checksum: CRC-32 and CRC-32C where the server has
+// CRC32C() (MariaDB 10.8 and later), tagged so that a ledger's older
+// checksums are compared with MD5's; MD5's, untagged, elsewhere.
+func TestChecksumByVersion(t *testing.T) {
+	for version, want := range map[string]bool{
+		"10.11.19-MariaDB-0+deb12u1": true,
+		"10.8.1-MariaDB":             true,
+		"11.4.2-MariaDB":             true,
+		"10.6.20-MariaDB-log":        false,
+		"8.0.36":                     false,
+		"8.4.3":                      false,
+		"5.7.44-log":                 false,
+	} {
+		d := &DB{version: version}
+		v, versioned := d.SQL().Check.(engine.ChecksumVersioner)
+		require.Equal(t, want, versioned, version)
+		require.Equal(t, want, hasCRC32C(version), version)
+		q := d.SQL().Check.Checksum(`"t"`, []engine.Column{{Name: "a", Type: "BIGINT"}}, "")
+		require.Equal(t, want, strings.Contains(q, "crc32c("), q)
+		require.Equal(t, !want, strings.Contains(q, "md5("), q)
+		if versioned {
+			require.Equal(t, "v2:", v.ChecksumTag())
+			require.Contains(t, v.LegacyChecksum(`"t"`, []engine.Column{{Name: "a", Type: "BIGINT"}}, ""), "md5(")
+		}
 	}
 }

@@ -57,29 +57,55 @@ func takeReaderName() (string, func()) {
 // runs on the pinned connection (tx is nil on this engine: staging comes
 // before the data transaction).
 func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput) error {
-	if len(in.Paths) == 0 {
-		return errors.New("no input files")
-	}
 	var q engine.Querier = d.conn
 	if tx != nil {
 		q = tx
 	}
+	_, err := d.loadFiles(ctx, q, stage, engine.Table{}, in)
+	return err
+}
+
+var _ engine.BuildLoader = (*DB)(nil)
+
+// LoadFilesBuilt loads a first load's input straight into the InnoDB table
+// built to replace the target (engine.BuildLoader): LOAD DATA writes the
+// rows once, where staging them in a temporary table and copying them
+// there wrote them twice. The temporary table stage is made too, empty,
+// for the staged columns, and built is made from it as the runner would.
+func (d *DB) LoadFilesBuilt(ctx context.Context, stage string, built engine.Table, in engine.FileInput) (int64, error) {
+	if built.Schema != "" {
+		var one int
+		q := "SELECT 1 FROM information_schema.schemata WHERE schema_name = ?"
+		if in.Record != nil {
+			in.Record(q)
+		}
+		err := d.conn.QueryRowContext(ctx, q, built.Schema).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, engine.ErrNoBuildSchema
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return d.loadFiles(ctx, d.conn, stage, built, in)
+}
+
+// loadFiles loads the files into stage, or into the new table into when
+// it is given, and returns how many rows it loaded.
+func (d *DB) loadFiles(ctx context.Context, q engine.Querier, stage string, into engine.Table, in engine.FileInput) (int64, error) {
+	if len(in.Paths) == 0 {
+		return 0, errors.New("no input files")
+	}
 	rd, err := filereader.Open(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rd.Close()
-	src, err := rd.Describe(ctx, in, myTypes{})
-	if err != nil {
-		return err
-	}
 	rec := func(s string) {
 		if in.Record != nil {
 			in.Record(s)
 		}
 	}
-	dl := Dialect{}
-
 	// Where the target exists, a staged column takes the target's exact
 	// type when that loses nothing (an INSERT would cast to it anyway);
 	// one that would lose or misread values keeps its own, so the runner
@@ -87,16 +113,77 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	var target map[string]string
 	if in.Target.Name != "" {
 		if target, err = columnTypes(ctx, q, in.Target, rec); err != nil {
-			return err
+			return 0, err
 		}
 	}
+	// CSV's types come from a sample of the rows first: the pass over
+	// every row that confirms them (Input.Resolve) then runs in the
+	// embedded reader while the server parses the files on the raw path.
+	describe, sampled := rd.Describe, in.Format == "csv" && !d.csvRows
+	if sampled {
+		describe = rd.DescribeSample
+	}
+	src, err := describe(ctx, in, myTypes{})
+	if err != nil {
+		return 0, err
+	}
+	l := &loader{d: d, q: q, stage: stage, into: into, in: in, rd: rd, target: target, rec: rec}
+	done, err := l.load(ctx, src, !sampled)
+	if done || err != nil {
+		return l.loaded, err
+	}
+	// Not the raw path, or the sample's types did not hold: read the
+	// files with the types every row needs.
+	if l.created {
+		drops := []string{"DROP TEMPORARY TABLE " + Dialect{}.Ident(stage)}
+		if into.Name != "" {
+			drops = append(drops, "DROP TABLE IF EXISTS "+Dialect{}.Table(into))
+		}
+		for _, drop := range drops {
+			rec(drop)
+			if _, err := q.ExecContext(ctx, drop); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if src, err = rd.Describe(ctx, in, myTypes{}); err != nil {
+		return 0, err
+	}
+	_, err = l.load(ctx, src, true)
+	return l.loaded, err
+}
+
+// loader is one LoadFiles.
+type loader struct {
+	d      *DB
+	q      engine.Querier
+	stage  string
+	into   engine.Table // the table the rows go to when not stage
+	in     engine.FileInput
+	rd     *filereader.Reader
+	target map[string]string // the target's column types, if it exists
+	rec    func(string)
+	// created: the staging table exists.
+	created bool
+	loaded  int64 // rows loaded
+}
+
+// load creates the staging table with src's types and loads the files
+// into it, raw or as rows. resolved says src's types hold for every row.
+// When they may not, load takes only the raw path, having Input.Resolve
+// read every row beside it, and reports false (and no error) when it
+// cannot take it or the types do not hold: then the caller drops the
+// staging table it made and loads again with the types that do.
+func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool) (bool, error) {
+	dl, q, stage, rec := Dialect{}, l.q, l.stage, l.rec
+	l.loaded = 0
 	cols := src.Columns
 	types := make([]string, len(cols))
 	defs := make([]string, len(cols))
 	var later []int // columns to give the target's type if they hold no value
 	for i, c := range cols {
 		types[i] = c.Type
-		if t, ok := target[c.Name]; ok {
+		if t, ok := l.target[c.Name]; ok {
 			if engine.TypeChange(c.Name, c.Reader, t) == "" {
 				types[i] = t
 			} else {
@@ -106,44 +193,117 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		defs[i] = dl.Ident(c.Name) + " " + types[i]
 	}
 	var raw *filereader.CSVDialect
-	if in.Format == "csv" && !d.csvRows && rawTypes(types) {
+	if l.in.Format == "csv" && !l.d.csvRows && rawTypes(types) {
+		var err error
 		if raw, err = src.CSV(ctx); err != nil {
-			return err
+			return false, err
 		}
 		if raw != nil && raw.Escape != "" {
 			raw = nil // LOAD DATA's escape character also unescapes \N, \n, …: not DuckDB's reading
 		}
 	}
+	if raw == nil && !resolved {
+		return false, nil
+	}
 	if raw != nil {
-		rec(engine.LoadNote(in.Paths, dl.Ident(stage), "via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead)"))
+		rec(engine.LoadNote(l.in.Paths, dl.Ident(stage), "via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead)"))
 	} else {
-		rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
+		rec(engine.LoadNote(l.in.Paths, dl.Ident(stage), fmt.Sprintf(
 			"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
 	}
 	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
 	rec(create)
 	if _, err := q.ExecContext(ctx, create); err != nil {
-		return fmt.Errorf("creating the staging table: %w", err)
+		return false, fmt.Errorf("creating the staging table: %w", err)
+	}
+	l.created = true
+	dest := dl.Ident(stage)
+	if l.into.Name != "" {
+		dest = dl.Table(l.into)
+		for _, stmt := range dl.CreateTableFrom(l.into, stage, "") {
+			rec(stmt)
+			if _, err := q.ExecContext(ctx, stmt); err != nil {
+				return false, fmt.Errorf("creating %s: %w", l.into.Name, err)
+			}
+		}
 	}
 	if raw != nil {
-		err := loadRaw(ctx, q, stage, in.Paths, raw, rec)
-		if err == nil {
-			return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+		err := l.loadRawResolving(ctx, dest, src, raw, resolved)
+		if errors.Is(err, errTypesChanged) {
+			return false, nil
 		}
-		if lostConnection(err) != nil {
-			return err
+		if err == nil {
+			return true, emptyToTarget(ctx, q, stage, cols, later, l.target, rec)
+		}
+		if lostConnection(err) != nil || !errors.Is(err, errRawRefused) {
+			return false, err
 		}
 		// The server read something otherwise than DuckDB would (a bad
 		// value, a line ending, a missing field): the embedded reader
 		// reads the files again, and names the file and line of what it
 		// cannot read.
-		trunc := "TRUNCATE TABLE " + dl.Ident(stage)
+		trunc := "TRUNCATE TABLE " + dest
 		rec(trunc)
 		if _, err := q.ExecContext(ctx, trunc); err != nil {
-			return err
+			return false, err
 		}
+		l.loaded = 0
 	}
+	n, err := loadRows(ctx, q, dest, src, types, rec)
+	if err != nil {
+		return false, err
+	}
+	l.loaded = n
+	return true, emptyToTarget(ctx, q, stage, cols, later, l.target, rec)
+}
 
+// errTypesChanged: the types of the sample did not hold for every row.
+var errTypesChanged = errors.New("the input's types differ from its sample's")
+
+// errRawRefused wraps why the server's reading of the raw files was not
+// taken (the rows path reads them instead).
+var errRawRefused = errors.New("the raw load was refused")
+
+// loadRawResolving loads the files' bytes while, unless resolved, the
+// embedded reader reads every row to confirm src's types: the server's
+// CPU and this process's at once. It returns errTypesChanged if the types
+// do not hold, the input's error if the reader finds one, and an error
+// wrapping errRawRefused if the server read a value otherwise.
+func (l *loader) loadRawResolving(ctx context.Context, dest string, src *filereader.Input, raw *filereader.CSVDialect, resolved bool) error {
+	type result struct {
+		ok  bool
+		err error
+	}
+	done := make(chan result, 1)
+	if resolved {
+		done <- result{ok: true}
+	} else {
+		go func() {
+			ok, err := src.Resolve(ctx)
+			done <- result{ok, err}
+		}()
+	}
+	n, lerr := loadRaw(ctx, l.q, dest, l.in.Paths, raw, l.rec)
+	l.loaded = n
+	res := <-done
+	switch {
+	case lerr != nil && lostConnection(lerr) != nil:
+		return lerr
+	case res.err != nil:
+		return res.err
+	case !res.ok:
+		return errTypesChanged
+	case lerr != nil:
+		return fmt.Errorf("%w: %w", errRawRefused, lerr)
+	}
+	return nil
+}
+
+// loadRows has the embedded reader read the files and streams their rows
+// into dest (quoted) as LOAD DATA text.
+func loadRows(ctx context.Context, q engine.Querier, dest string, src *filereader.Input, types []string, rec func(string)) (int64, error) {
+	dl := Dialect{}
+	cols := src.Columns
 	// Values are sent as text, lines ending in a newline and \ escaping
 	// (the defaults, left unsaid: NO_BACKSLASH_ESCAPES would make '\n'
 	// two characters); BIT (boolean) columns go through a variable
@@ -162,7 +322,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	defer free()
 	load := fmt.Sprintf(`LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' (%s)`,
-		name, dl.Ident(stage), strings.Join(list, ", "))
+		name, dest, strings.Join(list, ", "))
 	if len(sets) > 0 {
 		load += " SET " + strings.Join(sets, ", ")
 	}
@@ -170,7 +330,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 
 	rows, err := src.Rows(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
 	pr, pw := io.Pipe()
@@ -181,21 +341,21 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		kinds[i] = kindOf(c)
 	}
 	go func() { pw.CloseWithError(writeRows(pw, rows, kinds)) }()
-	_, err = q.ExecContext(ctx, load)
+	res, err := q.ExecContext(ctx, load)
 	pr.CloseWithError(io.ErrClosedPipe) // stops the writer if the load ended early
 	if err != nil {
 		if lostConnection(err) != nil {
-			return err
+			return 0, err
 		}
-		return fmt.Errorf("loading the input: %w", err)
+		return 0, fmt.Errorf("loading the input: %w", err)
 	}
 	// With LOCAL, the server cannot stop the client's transfer, so it
 	// reports values a column cannot hold as warnings and goes on: any
 	// warning fails the load.
 	if err := loadWarnings(ctx, q); err != nil {
-		return err
+		return 0, err
 	}
-	return emptyToTarget(ctx, q, stage, cols, later, target, rec)
+	return res.RowsAffected()
 }
 
 // rawTypes reports whether LOAD DATA reads every staged column's text as
@@ -230,12 +390,12 @@ func (g crGuard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// loadRaw streams each file's bytes into one LOAD DATA LOCAL, its columns
-// in the file's header order. Every field goes through a variable, so an
-// empty one, quoted or not, is NULL (as DuckDB reads it) and a value the
-// column cannot hold is a warning: any warning is an error, and the
-// caller reads the files the other way.
-func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string, cd *filereader.CSVDialect, rec func(string)) error {
+// loadRaw streams each file's bytes into one LOAD DATA LOCAL into dest
+// (quoted), its columns in the file's header order. Every field goes
+// through a variable, so an empty one, quoted or not, is NULL (as DuckDB
+// reads it) and a value the column cannot hold is a warning: any warning
+// is an error, and the caller reads the files the other way.
+func loadRaw(ctx context.Context, q engine.Querier, dest string, paths []string, cd *filereader.CSVDialect, rec func(string)) (int64, error) {
 	dl := Dialect{}
 	fields := "FIELDS TERMINATED BY " + dl.String(cd.Delim)
 	if cd.Quote != "" {
@@ -244,10 +404,11 @@ func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string
 	// No escape character: a quote inside a quoted field is doubled, and
 	// \N or \n are the text they are, as DuckDB reads them.
 	fields += " ESCAPED BY ''"
+	var loaded int64
 	for _, p := range paths {
 		h, err := filereader.Header(p, cd.Delim[0])
 		if err != nil {
-			return err
+			return 0, err
 		}
 		vars := make([]string, len(h))
 		sets := make([]string, len(h))
@@ -257,7 +418,7 @@ func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string
 		}
 		name, free := takeReaderName()
 		load := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4\n  %s IGNORE 1 LINES (%s)\n  SET %s",
-			name, dl.Ident(stage), fields, strings.Join(vars, ", "), strings.Join(sets, ", "))
+			name, dest, fields, strings.Join(vars, ", "), strings.Join(sets, ", "))
 		rec(load)
 		err = func() error {
 			defer free()
@@ -268,16 +429,22 @@ func loadRaw(ctx context.Context, q engine.Querier, stage string, paths []string
 			defer f.Close()
 			gomysql.RegisterReaderHandler(name, func() io.Reader { return crGuard{f} })
 			defer gomysql.DeregisterReaderHandler(name)
-			if _, err := q.ExecContext(ctx, load); err != nil {
+			res, err := q.ExecContext(ctx, load)
+			if err != nil {
 				return err
 			}
-			return loadWarnings(ctx, q)
+			if err := loadWarnings(ctx, q); err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			loaded += n
+			return err
 		}()
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return loaded, nil
 }
 
 // emptyToTarget gives the target's type to staged columns that kept their

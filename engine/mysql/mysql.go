@@ -174,10 +174,26 @@ func (d *DB) Begin(ctx context.Context) (*sql.Tx, error) { return d.conn.BeginTx
 
 // SQL is this engine's SQL, as the server spells it.
 func (d *DB) SQL() *engine.SQL {
-	if rowAlias(d.version) {
+	switch {
+	case rowAlias(d.version):
 		return sqlRowAlias
+	case !hasCRC32C(d.version):
+		return sqlOld
 	}
 	return sqlText
+}
+
+// hasCRC32C reports whether a server (VERSION()) is MariaDB 10.8 or later,
+// which has CRC32C(); MySQL has none.
+func hasCRC32C(version string) bool {
+	if !strings.Contains(strings.ToLower(version), "mariadb") {
+		return false
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 10 || (major == 10 && minor >= 8)
 }
 
 // rowAlias reports whether a server (VERSION()) is MySQL 8.0.19 or later,

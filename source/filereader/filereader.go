@@ -16,6 +16,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -112,6 +113,43 @@ type Input struct {
 // the job gives that the reader does not know is read as text and handed
 // to the engine as written (Column.Unknown).
 func (rd *Reader) Describe(ctx context.Context, in engine.FileInput, t Types) (*Input, error) {
+	in, unknown := rd.known(ctx, in)
+	// Types the sniffer's sample gets wrong for later rows are fixed over
+	// every row here, before either path: PostgreSQL's TIMESTAMP input, like
+	// DuckDB's, drops a UTC offset without a word.
+	in, err := duckdbengine.Resolve(ctx, rd.conn, in)
+	if err != nil {
+		return nil, err
+	}
+	return rd.describe(ctx, in, unknown, t)
+}
+
+// DescribeSample is Describe with the types the sniffer reads from a
+// sample of the rows, without the pass over every row that confirms them:
+// for an engine that loads the files' bytes itself while Input.Resolve
+// reads every row beside it. What it describes must not be relied on
+// until Resolve has said the types hold.
+func (rd *Reader) DescribeSample(ctx context.Context, in engine.FileInput, t Types) (*Input, error) {
+	in, unknown := rd.known(ctx, in)
+	return rd.describe(ctx, in, unknown, t)
+}
+
+// Resolve reads every row for what a sample can get wrong (see
+// duckdb.Resolve) and reports whether the types DescribeSample gave hold.
+// When they do not, describe the files again with Describe. An error is
+// the input's (a value with a UTC offset in a column declared without
+// one). It uses the reader's connection: nothing else may meanwhile.
+func (in *Input) Resolve(ctx context.Context) (bool, error) {
+	resolved, err := duckdbengine.Resolve(ctx, in.rd.conn, in.in)
+	if err != nil {
+		return false, err
+	}
+	return maps.Equal(resolved.Types, in.in.Types) && resolved.Columns == nil, nil
+}
+
+// known returns in with the types the job gives that the reader does not
+// know read as text, and those types by column.
+func (rd *Reader) known(ctx context.Context, in engine.FileInput) (engine.FileInput, map[string]string) {
 	unknown := map[string]string{}
 	types := map[string]string{}
 	for c, typ := range in.Types {
@@ -122,13 +160,10 @@ func (rd *Reader) Describe(ctx context.Context, in engine.FileInput, t Types) (*
 		}
 	}
 	in.Types = types
-	// Types the sniffer's sample gets wrong for later rows are fixed over
-	// every row here, before either path: PostgreSQL's TIMESTAMP input, like
-	// DuckDB's, drops a UTC offset without a word.
-	in, err := duckdbengine.Resolve(ctx, rd.conn, in)
-	if err != nil {
-		return nil, err
-	}
+	return in, unknown
+}
+
+func (rd *Reader) describe(ctx context.Context, in engine.FileInput, unknown map[string]string, t Types) (*Input, error) {
 	sel, err := duckdbengine.Dialect{}.SelectFiles(in)
 	if err != nil {
 		return nil, err

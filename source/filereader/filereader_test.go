@@ -217,3 +217,44 @@ func TestCondense(t *testing.T) {
 	require.NotContains(t, err.Error(), "sample_size")
 	require.NotContains(t, err.Error(), "\n")
 }
+
+// DescribeSample reads the types from the sniffer's sample; Resolve reads
+// every row and says whether they hold: not when a value beyond the
+// sample has a UTC offset, which Describe reads as an instant. A declared
+// TIMESTAMP with such a value is Resolve's error, as Describe's.
+func TestDescribeSampleThenResolve(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,ts\n")
+	for i := range 30000 { // beyond the sniffer's sample (20480 rows)
+		fmt.Fprintf(&b, "%d,2026-01-02 00:00:%02d\n", i+1, i%60)
+	}
+	dir := t.TempDir()
+	plain := writeFile(t, dir, "plain.csv", b.String())
+	zoned := writeFile(t, dir, "zoned.csv", b.String()+"0,2026-01-01T20:30:00-05:00\n")
+	in := func(p string, types map[string]string) engine.FileInput {
+		return engine.FileInput{Paths: []string{p}, Format: "csv", Delim: ",", Types: types}
+	}
+	rd := openReader(t)
+
+	src, err := rd.DescribeSample(t.Context(), in(plain, nil), testTypes{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"id:BIGINT>BIGINT", "ts:TIMESTAMP>TIMESTAMP"}, colTypes(src.Columns))
+	ok, err := src.Resolve(t.Context())
+	require.NoError(t, err)
+	require.True(t, ok, "every row is zoneless")
+
+	src, err = rd.DescribeSample(t.Context(), in(zoned, nil), testTypes{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"id:BIGINT>BIGINT", "ts:TIMESTAMP>TIMESTAMP"}, colTypes(src.Columns), "the sample has no offset")
+	ok, err = src.Resolve(t.Context())
+	require.NoError(t, err)
+	require.False(t, ok, "the last row has an offset")
+	full, err := rd.Describe(t.Context(), in(zoned, nil), testTypes{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"id:BIGINT>BIGINT", "ts:TIMESTAMP WITH TIME ZONE>TIMESTAMP WITH TIME ZONE"}, colTypes(full.Columns))
+
+	src, err = rd.DescribeSample(t.Context(), in(zoned, map[string]string{"ts": "TIMESTAMP"}), testTypes{})
+	require.NoError(t, err)
+	_, err = src.Resolve(t.Context())
+	require.ErrorContains(t, err, "zoned.csv line 30002")
+}

@@ -6,28 +6,17 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
 
-SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
-
--- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
-CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
-
-LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("ts", "kind", "n");
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
-
-SELECT count(*), count(CASE WHEN "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00' THEN 1 END), count(CASE WHEN "ts" IS NULL THEN 1 END) FROM "idem_stage";
-
-SELECT CAST(DATE_FORMAT("ts", '%Y-%m-%d %H:00:00') AS DATETIME) AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
-
 SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position;
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
 
 DROP TABLE IF EXISTS "events__idem_build";
+
+SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
+
+-- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
+
+CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE IF NOT EXISTS "events__idem_build" AS SELECT * FROM "idem_stage" LIMIT 0;
 
@@ -41,6 +30,15 @@ PREPARE idem_ddl FROM @idem_ddl;
 EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
+
+LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "events__idem_build" CHARACTER SET utf8mb4
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("ts", "kind", "n");
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*), count(CASE WHEN "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00' THEN 1 END), count(CASE WHEN "ts" IS NULL THEN 1 END) FROM "events__idem_build";
+
+SELECT CAST(DATE_FORMAT("ts", '%Y-%m-%d %H:00:00') AS DATETIME) AS p, count(*) FROM "events__idem_build" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 SELECT * FROM "events__idem_build" LIMIT 0;
 
@@ -88,11 +86,11 @@ DEALLOCATE PREPARE idem_ddl;
 
 BEGIN;
 
-DELETE FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+DELETE FROM "events__idem_build" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00');
 
-INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+DELETE FROM "events__idem_build" WHERE "ts" IS NULL;
 
-SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))) << 32) | crc32c(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30))))), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/job"
+)
+
+// A first load on an engine whose DDL commits the open transaction builds
+// the target beside it and swaps it in (build). Where the engine can load
+// files straight into that table (engine.BuildLoader), a partition job
+// without key loads its input there instead of into staging: the rows are
+// written once, where staging them and copying them into the built table
+// wrote them twice. The checks then read the built table (r.direct), and
+// the data transaction deletes from it the rows outside the partition
+// instead of inserting the partition's.
+
+// lockForBuild, on a run that will load its input straight into the table
+// it builds, takes the whole table's lock first (as build does: see
+// lockTable) and, if the target still does not exist, drops a crashed
+// run's built table and sets r.direct.
+func (r *run) lockForBuild(ctx context.Context) error {
+	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil || r.xchg != nil || r.exists ||
+		r.job.Strategy != job.StrategyPartition || len(r.job.Key) > 0 || r.job.LoadedAt != "" {
+		return nil
+	}
+	t := engine.Table(r.job.Table())
+	built := engine.Table{Schema: t.Schema, Name: t.Name + engine.BuildSuffix}
+	if len(built.Name) > engine.MaxIdentBytes { // build refuses it
+		return nil
+	}
+	if err := r.planDDL("create " + r.job.Target.Table); err != nil {
+		return err
+	}
+	if rebuild, err := r.lockTable(ctx); err != nil || !rebuild || r.exists {
+		return err
+	}
+	if _, err := r.s.exec(ctx, r.swap.Drop(built)); err != nil {
+		return err
+	}
+	r.built, r.direct = built, true
+	return nil
+}
+
+// stagedTable is the table the input was read into, quoted.
+func (r *run) stagedTable() string {
+	if r.direct {
+		return r.sql.Table(r.built)
+	}
+	return r.sql.Ident(stageTable)
+}
+
+// srcTable is the table the de-duplicated input is read from, quoted.
+func (r *run) srcTable() string {
+	if r.direct {
+		return r.sql.Table(r.built)
+	}
+	return r.sql.Ident(r.src)
+}
+
+// adoptBuilt makes the table the input was loaded into the one the data
+// steps write. An empty input creates no table (see shapeTarget): it is
+// dropped.
+func (r *run) adoptBuilt(ctx context.Context) (err error) {
+	if r.res.RowsIn == 0 {
+		if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
+			return err
+		}
+		r.built, r.direct = engine.Table{}, false
+		return nil
+	}
+	for _, q := range r.targetIndexes(r.built) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("building %s: %w", r.built.Name, err)
+		}
+	}
+	r.table = r.sql.Table(r.built)
+	r.replaces, r.exists = false, true
+	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
+	return err
+}
+
+// deleteOutside deletes from the built table the loaded rows that are not
+// the partition's: outside the window, or with no partition value (which
+// placeRows let through only with partition.on_null: skip). What stays
+// is what an insert of the partition would have written.
+func (r *run) deleteOutside(ctx context.Context) error {
+	if r.res.RowsOutOfWindow == 0 {
+		return nil
+	}
+	where, err := r.window(r.targetCols)
+	if err != nil {
+		return err
+	}
+	c := r.sql.Cond
+	for _, cond := range []string{c.Not(where), c.AnyNull([]string{r.job.Partition.Column})} {
+		if _, err := r.s.exec(ctx, r.sql.Write.DeleteWhere(r.table, cond)); err != nil {
+			return fmt.Errorf("deleting the rows outside partition %s from %s: %w", r.w.Label, r.built.Name, err)
+		}
+	}
+	return nil
+}
