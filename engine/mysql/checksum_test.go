@@ -62,7 +62,7 @@ func TestChecksumUpgradeKeepsLedgers(t *testing.T) {
 	cols := []engine.Column{{Name: "order_date", Type: "DATE"}, {Name: "order_id", Type: "BIGINT"}, {Name: "status", Type: "TEXT"},
 		{Name: "amount", Type: "DECIMAL"}, {Name: "updated_at", Type: "DATETIME"}}
 	where := `"order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29'`
-	n, old := legacyChecksum(t, e, `"sales"."orders"`, cols, where)
+	n, old := legacyChecksum(t, e, `"`+e.Schema+`"."orders"`, cols, where)
 	require.Equal(t, int64(3), n)
 	require.NotEqual(t, first.Checksum, old)
 	e.Exec(fmt.Sprintf(`UPDATE idem_runs SET checksum = '%s' WHERE run_id = '%s'`, old, first.RunID))
@@ -73,7 +73,7 @@ func TestChecksumUpgradeKeepsLedgers(t *testing.T) {
 
 	// Someone changes a row: the old checksum no longer matches, and the
 	// run loads the partition again.
-	e.Exec(`UPDATE sales.orders SET status = 'lost' WHERE order_id = 2`)
+	e.Exec(`UPDATE ` + e.Sales("orders") + ` SET status = 'lost' WHERE order_id = 2`)
 	reload := e.MustRun(j, "2026-11-28")
 	require.Equal(t, "loaded", string(reload.Action))
 	require.Contains(t, reload.Reloaded, "the partition changed since run")

@@ -20,7 +20,7 @@ import (
 // input that may be refused), and the table is the same.
 func TestFirstLoadWritesRowsOnce(t *testing.T) {
 	e := enginetest.NewEnv(t, harness)
-	e.Exec(`CREATE DATABASE sales`)
+	e.Exec("CREATE DATABASE " + e.Schema)
 	e.Write("in/2026-11-28.csv", "order_date,order_id,status\n"+
 		"2026-11-28,1,placed\n2026-11-29,2,placed\n2026-11-28,3,\n,4,placed\n2026-11-27,5,shipped\n2026-11-28,6,shipped\n")
 	j := e.Job(`job: orders_daily
@@ -35,31 +35,31 @@ partition:
 	record := func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } }
 	first := e.MustRun(j, "2026-11-28", record)
 	all := strings.Join(stmts, "\n")
-	require.Contains(t, all, `LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "sales"."orders__idem_build"`)
-	require.NotContains(t, all, `INSERT INTO "sales"."orders__idem_build"`)
-	require.Contains(t, all, `RENAME TABLE "sales"."orders__idem_build" TO "sales"."orders"`)
+	require.Contains(t, all, `LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "`+e.Schema+`"."orders__idem_build"`)
+	require.NotContains(t, all, `INSERT INTO "`+e.Schema+`"."orders__idem_build"`)
+	require.Contains(t, all, `RENAME TABLE "`+e.Schema+`"."orders__idem_build" TO "`+e.Schema+`"."orders"`)
 	require.Equal(t, int64(6), first.RowsIn)
 	require.Equal(t, int64(3), first.RowsOutOfWindow)
 	require.Equal(t, int64(3), first.Inserted)
 	require.Equal(t, int64(0), first.Deleted)
 	require.Equal(t, int64(3), first.RowCount)
 	require.Equal(t, []string{"1|placed", "3|NULL", "6|shipped"}, e.Rows("", "order_id", "status"))
-	require.Empty(t, e.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'sales' AND table_name <> 'orders'`))
+	require.Empty(t, e.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = '`+e.Schema+`' AND table_name <> 'orders'`))
 
 	stmts = nil
 	again := e.MustRun(j, "2026-11-28", record, enginetest.Force)
-	require.Contains(t, strings.Join(stmts, "\n"), `INSERT INTO "sales"."orders"`, "a reload goes through staging")
+	require.Contains(t, strings.Join(stmts, "\n"), `INSERT INTO "`+e.Schema+`"."orders"`, "a reload goes through staging")
 	require.Equal(t, first.Checksum, again.Checksum)
 	require.Equal(t, int64(3), again.Deleted)
 	require.Equal(t, int64(3), again.Inserted)
 	require.Equal(t, []string{"1|placed", "3|NULL", "6|shipped"}, e.Rows("", "order_id", "status"))
 
-	e.Exec(`DROP DATABASE sales`)
+	e.Exec("DROP DATABASE " + e.Schema)
 	stmts = nil
 	staged := e.MustRun(j, "2026-11-28", record, enginetest.Force)
 	all = strings.Join(stmts, "\n")
 	require.Contains(t, all, `LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage"`)
-	require.Contains(t, all, `INSERT INTO "sales"."orders__idem_build"`)
+	require.Contains(t, all, `INSERT INTO "`+e.Schema+`"."orders__idem_build"`)
 	require.Equal(t, first.Checksum, staged.Checksum)
 	require.Equal(t, int64(3), staged.Inserted)
 	require.Equal(t, []string{"1|placed", "3|NULL", "6|shipped"}, e.Rows("", "order_id", "status"))
@@ -69,7 +69,7 @@ partition:
 // with its file and line, as through staging, and leaves no table behind.
 func TestFirstLoadBadValueLeavesNothing(t *testing.T) {
 	e := enginetest.NewEnv(t, harness)
-	e.Exec(`CREATE DATABASE sales`)
+	e.Exec("CREATE DATABASE " + e.Schema)
 	p := e.Write("in/2026-11-28.csv", "order_date,order_id,status\n2026-11-28,1,placed\n2026-11-28,x2,placed\n")
 	j := e.Job(`job: orders_daily
 source:
@@ -82,5 +82,5 @@ columns:
 `)
 	_, err := e.Run(j, "2026-11-28")
 	require.ErrorContains(t, err, p+" line 3")
-	require.Empty(t, e.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'sales'`))
+	require.Empty(t, e.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = '`+e.Schema+`'`))
 }
