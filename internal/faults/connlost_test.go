@@ -11,8 +11,8 @@ import (
 	"github.com/idemdata/idem/engine"
 )
 
-// Lost connections: the server ends the run's session
-// (pg_terminate_backend) at a random moment. The run exits 1 saying the
+// Lost connections: the server ends the run's sessions
+// (pg_terminate_backend, MySQL's KILL CONNECTION) at a random moment. The run exits 1 saying the
 // connection was lost (not blaming the input), the table is the old or the
 // new contents with a ledger that agrees, and the next run converges.
 //
@@ -24,25 +24,27 @@ func TestLostConnections(t *testing.T) {
 	kills := envInt(t, "IDEM_FAULT_CONNKILLS", 2)
 	rows := envInt(t, "IDEM_FAULT_ROWS", 1_000_000)
 	seed := uint64(envInt(t, "IDEM_FAULT_SEED", 1))
-	for si, strategy := range []string{"partition", "merge"} {
-		t.Run("postgres/"+strategy, func(t *testing.T) {
-			t.Parallel()
-			tgt := newPGTarget(t)
-			f := newFixture(t, tgt, strategy, rows)
-			rng := rand.New(rand.NewPCG(seed, uint64(100+si)))
-			var c tally
-			for i := range kills {
-				delay := time.Duration(rng.Int64N(int64(f.runTime)))
-				f.terminateOnce(t, tgt, i, delay, &c)
-			}
-			t.Logf("lost connections postgres/%s: %d tried, %d sessions ended (%d before the commit, %d during, %d after), %d runs had no session to end; left old %d, new %d; violations %d",
-				strategy, kills, c.get("terminated"), c.get("before"), c.get("during"), c.get("after"),
-				c.get("missed"), c.get("old"), c.get("new"), c.get("violation"))
-		})
+	for ei, e := range serverTargets {
+		for si, strategy := range []string{"partition", "merge"} {
+			t.Run(e.name+"/"+strategy, func(t *testing.T) {
+				t.Parallel()
+				tgt := e.make(t)
+				f := newFixture(t, tgt, strategy, rows)
+				rng := rand.New(rand.NewPCG(seed, uint64(100+ei*2+si)))
+				var c tally
+				for i := range kills {
+					delay := time.Duration(rng.Int64N(int64(f.runTime)))
+					f.terminateOnce(t, tgt, i, delay, &c)
+				}
+				t.Logf("lost connections %s/%s: %d tried, %d sessions ended (%d before the commit, %d during, %d after), %d runs had no session to end; left old %d, new %d; violations %d",
+					e.name, strategy, kills, c.get("terminated"), c.get("before"), c.get("during"), c.get("after"),
+					c.get("missed"), c.get("old"), c.get("new"), c.get("violation"))
+			})
+		}
 	}
 }
 
-func (f *fixture) terminateOnce(t *testing.T, tgt pgTarget, i int, delay time.Duration, c *tally) {
+func (f *fixture) terminateOnce(t *testing.T, tgt serverTarget, i int, delay time.Duration, c *tally) {
 	t.Helper()
 	u, drop := tgt.copyOf(t, f.base, f.strategy+"_conn")
 	defer drop()
@@ -51,7 +53,7 @@ func (f *fixture) terminateOnce(t *testing.T, tgt pgTarget, i int, delay time.Du
 		time.Sleep(delay)
 		ended = tgt.terminate(t, u)
 	}, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json", "-v")
-	ph := phase(p)
+	ph := f.phase(p)
 	var err error
 	switch {
 	case ended == 0:

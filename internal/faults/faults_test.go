@@ -27,6 +27,7 @@ import (
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/ledger"
 	"github.com/idemdata/idem/runner"
 )
@@ -40,8 +41,15 @@ const (
 	asOf = "2026-12-01T00:00:00Z"
 )
 
-// table is where every job of this package writes.
-var table = engine.Table{Schema: "sales", Name: "orders"}
+// tableOf is where every job of this package writes on the target at u:
+// sales.orders, except on MySQL, where a schema is a database of the whole
+// server, so the table lives in the target's own database (the URL's).
+func tableOf(u string) engine.Table {
+	if strings.HasPrefix(u, "mysql:") {
+		return engine.Table{Name: "orders"}
+	}
+	return engine.Table{Schema: "sales", Name: "orders"}
+}
 
 // envInt reads a count from the environment, or returns def.
 func envInt(t testing.TB, name string, def int) int {
@@ -69,6 +77,21 @@ type target interface {
 	// server finishes the statement it was running before it notices that
 	// its client is gone, and a COMMIT already sent may still land.
 	settle(t *testing.T, url string)
+	// exchanges reports whether the engine commits by swapping tables and
+	// writes the ledger row after the swap (ClickHouse): a run stopped
+	// between the two leaves the new contents and no ledger row of them.
+	exchanges() bool
+}
+
+// serverTarget is a target on a server, which can end a run's sessions
+// and show which of them wait for a lock.
+type serverTarget interface {
+	target
+	// terminate ends every session on the target at u, as an
+	// administrator would; it returns how many it ended.
+	terminate(t *testing.T, u string) int
+	// waiting returns the sessions on the target at u that wait for a lock.
+	waiting(u string) ([]int64, error)
 }
 
 type duckTarget struct{ dir string }
@@ -97,6 +120,8 @@ func (d duckTarget) copyOf(t *testing.T, src, name string) (string, func()) {
 
 // settle has nothing to wait for: the killed process was the database.
 func (duckTarget) settle(*testing.T, string) {}
+
+func (duckTarget) exchanges() bool { return false }
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
@@ -127,6 +152,8 @@ func newPGTarget(t *testing.T) pgTarget {
 }
 
 func (pgTarget) name() string { return "postgres" }
+
+func (pgTarget) exchanges() bool { return false }
 
 func (p pgTarget) dbName(name string) string {
 	return fmt.Sprintf("idem_f_%d_%d_%s", os.Getpid(), pgSeq.Add(1), name)
@@ -189,14 +216,46 @@ func (p pgTarget) settle(t *testing.T, u string) {
 	}
 }
 
-// terminate ends every session on the target at u, as an administrator
-// would; it returns how many it ended.
 func (p pgTarget) terminate(t *testing.T, u string) int {
 	t.Helper()
 	var n int
 	require.NoError(t, p.admin.QueryRow(`SELECT count(*) FILTER (WHERE pg_catalog.pg_terminate_backend(pid)) FROM pg_catalog.pg_stat_activity WHERE datname = $1`,
 		p.dbOf(t, u)).Scan(&n))
 	return n
+}
+
+// waiting returns the sessions on the target at u waiting for a lock
+// (pg_locks, not granted).
+func (p pgTarget) waiting(u string) ([]int64, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.admin.Query(`SELECT DISTINCT l.pid FROM pg_catalog.pg_locks AS l
+JOIN pg_catalog.pg_database AS d ON d.oid = l.database WHERE NOT l.granted AND d.datname = $1`, strings.TrimPrefix(pu.Path, "/"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var pids []int64
+	for rows.Next() {
+		var pid int64
+		if err := rows.Scan(&pid); err != nil {
+			return nil, err
+		}
+		pids = append(pids, pid)
+	}
+	return pids, rows.Err()
+}
+
+// serverTargets are the server engines' targets, for the tests that end
+// sessions and race writers: PostgreSQL and MySQL.
+var serverTargets = []struct {
+	name string
+	make func(t *testing.T) serverTarget
+}{
+	{"postgres", func(t *testing.T) serverTarget { return newPGTarget(t) }},
+	{"mysql", func(t *testing.T) serverTarget { return newMySQLTarget(t) }},
 }
 
 // writeOrders writes rows lo..hi-1 of the generated orders: the same bytes
@@ -233,9 +292,9 @@ func link(t *testing.T, src, dst string) {
 	require.NoError(t, os.Link(src, dst))
 }
 
-// writeJob writes a job file whose target is ${IDEM_FAULT_TARGET}: the
-// definition hash, and so the run id, is the same for every copy of the
-// target.
+// writeJob writes a job file whose target is ${IDEM_FAULT_TARGET} and
+// table ${IDEM_FAULT_TABLE}: the definition hash, and so the run id, is the
+// same for every copy of the target.
 func writeJob(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	return writeJobAs(t, dir, name, name, body)
@@ -246,7 +305,7 @@ func writeJob(t *testing.T, dir, name, body string) string {
 func writeJobAs(t *testing.T, dir, file, jobName, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, file+".yaml")
-	text := fmt.Sprintf("idem: 1\njob: %s\ntarget:\n  url: ${IDEM_FAULT_TARGET}\n  table: sales.orders\n%s", jobName, body)
+	text := fmt.Sprintf("idem: 1\njob: %s\ntarget:\n  url: ${IDEM_FAULT_TARGET}\n  table: ${IDEM_FAULT_TABLE}\n%s", jobName, body)
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	return p
 }
@@ -278,7 +337,7 @@ type proc struct {
 // idemCmd prepares the idem binary against the target at u.
 func idemCmd(t testing.TB, u string, args ...string) *exec.Cmd {
 	cmd := exec.Command(enginetest.Binary(t), args...)
-	cmd.Env = append(os.Environ(), "IDEM_FAULT_TARGET="+u)
+	cmd.Env = append(os.Environ(), "IDEM_FAULT_TARGET="+u, "IDEM_FAULT_TABLE="+job.TableName(tableOf(u)).String())
 	return cmd
 }
 
@@ -337,7 +396,7 @@ func look(t *testing.T, u, jobName, partition string) contents {
 	require.NoError(t, err)
 	defer db.Close()
 	var c contents
-	c.rows, c.sum, err = runner.TableChecksum(ctx, db, table, "", nil)
+	c.rows, c.sum, err = runner.TableChecksum(ctx, db, tableOf(u), "", nil)
 	require.NoError(t, err)
 	c.last, err = ledger.Last(ctx, db.Conn(), db, jobName, partition)
 	if errors.Is(err, ledger.ErrNoRun) { // a merge killed before its first commit
@@ -427,9 +486,13 @@ func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 	return f
 }
 
+// unrecorded names the state an engine that swaps may leave: the new
+// contents, swapped in, with the ledger row not yet written.
+const unrecorded = "new, unrecorded"
+
 // which tells which state the target at u holds, and checks that its
-// ledger agrees with its table. It returns "old", "new", or an error
-// describing the violation.
+// ledger agrees with its table. It returns "old", "new", unrecorded (only
+// on an engine that swaps), or an error describing the violation.
 func (f *fixture) which(t *testing.T, u string) (string, error) {
 	t.Helper()
 	c := look(t, u, f.jobName, f.date)
@@ -453,6 +516,15 @@ func (f *fixture) which(t *testing.T, u string) (string, error) {
 			return name, nil
 		}
 	}
+	if name == "new" && f.tgt.exchanges() {
+		// Swapped, not yet recorded: the ledger still says what it said
+		// before (the old run of the partition; nothing for a merge).
+		// The next run must load again and record it.
+		if f.strategy == "merge" && c.last == nil ||
+			f.strategy == "partition" && c.last != nil && c.last.RunID == f.old.runID && c.last.Checksum == f.old.entrySum {
+			return unrecorded, nil
+		}
+	}
 	switch {
 	case c.last == nil:
 		return name, fmt.Errorf("the table holds the %s contents, but the ledger records no run of %s", name, f.date)
@@ -464,8 +536,8 @@ func (f *fixture) which(t *testing.T, u string) (string, error) {
 }
 
 // converge reruns the job on u after a fault: it must exit 0, load when
-// the fault left the old contents and skip when it left the new, and leave
-// the new contents with a ledger that agrees.
+// the fault left the old contents (or the new, unrecorded) and skip when it
+// left the new, and leave the new contents with a ledger that agrees.
 func (f *fixture) converge(t *testing.T, u, was string) error {
 	t.Helper()
 	p := runIdem(t, u, nil, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json")
@@ -501,12 +573,17 @@ func (f *fixture) converge(t *testing.T, u, was string) error {
 
 // phase says where in the run a process stopped, from what it printed:
 // before it sent COMMIT, between COMMIT and its result (the commit may or
-// may not have happened), or after it printed the result.
-func phase(p proc) string {
+// may not have happened), or after it printed the result. On an engine
+// that swaps, the swap is the commit.
+func (f *fixture) phase(p proc) string {
+	commit := "query=COMMIT"
+	if f.tgt.exchanges() {
+		commit = "EXCHANGE TABLES"
+	}
 	switch {
 	case strings.Contains(p.stdout, `"action":"loaded"`), strings.Contains(p.stdout, `"action":"skipped"`):
 		return "after"
-	case strings.Contains(p.stderr, "query=COMMIT"):
+	case strings.Contains(p.stderr, commit):
 		return "during"
 	}
 	return "before"

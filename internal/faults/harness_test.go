@@ -11,28 +11,51 @@ import (
 )
 
 // The checks the fault tests rely on can fail: a table with a row missing,
-// or a ledger whose checksum disagrees with its table, is a violation.
+// or a ledger whose checksum disagrees with its table, is a violation. On
+// every engine, since each spells the damage its own way.
 func TestHarnessDetectsDamage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; not with -short")
 	}
-	tgt := duckTarget{dir: t.TempDir()}
-	f := newFixture(t, tgt, "partition", 2000)
-	state, err := f.which(t, f.base)
-	require.NoError(t, err)
-	require.Equal(t, "old", state)
-
-	for name, q := range map[string]string{
-		"a row missing":          `DELETE FROM sales.orders WHERE order_id = 7`,
-		"a row changed":          `UPDATE sales.orders SET status = 'lost' WHERE order_id = 7`,
-		"the ledger disagreeing": `UPDATE idem_runs SET checksum = '0000000000000000'`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			u, drop := tgt.copyOf(t, f.base, "damaged")
-			defer drop()
-			execSQL(t, u, q)
-			_, err := f.which(t, u)
-			require.Error(t, err)
+	type damage struct{ name, query string }
+	standard := func(table string) []damage {
+		return []damage{
+			{"a row missing", `DELETE FROM ` + table + ` WHERE order_id = 7`},
+			{"a row changed", `UPDATE ` + table + ` SET status = 'lost' WHERE order_id = 7`},
+			{"the ledger disagreeing", `UPDATE idem_runs SET checksum = '0000000000000000'`},
+		}
+	}
+	engines := []struct {
+		name    string
+		tgt     func(t *testing.T) target
+		damages []damage
+	}{
+		{"duckdb", func(t *testing.T) target { return duckTarget{dir: t.TempDir()} }, standard("sales.orders")},
+		{"postgres", func(t *testing.T) target { return newPGTarget(t) }, standard("sales.orders")},
+		{"mysql", func(t *testing.T) target { return newMySQLTarget(t) }, standard("orders")},
+		{"clickhouse", func(t *testing.T) target { return newCHDBTarget(t) }, []damage{
+			{"a row missing", `DELETE FROM sales.orders WHERE order_id = 7`},
+			{"a row changed", `ALTER TABLE sales.orders UPDATE status = 'lost' WHERE order_id = 7`},
+			{"the ledger disagreeing", `ALTER TABLE idem_runs UPDATE checksum = '0000000000000000' WHERE 1`},
+		}},
+	}
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			tgt := e.tgt(t)
+			f := newFixture(t, tgt, "partition", 2000)
+			state, err := f.which(t, f.base)
+			require.NoError(t, err)
+			require.Equal(t, "old", state)
+			for _, d := range e.damages {
+				t.Run(d.name, func(t *testing.T) {
+					u, drop := tgt.copyOf(t, f.base, "damaged")
+					defer drop()
+					execSQL(t, u, d.query)
+					_, err := f.which(t, u)
+					require.Error(t, err)
+				})
+			}
 		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 // enough that a run holds its lock for a while, so the others wait.
 const writerRows = 100_000
 
-// Many writers on PostgreSQL: 8 processes load one partition of a table
+// Many writers on each server engine: 8 processes load one partition of a table
 // that does not exist yet, half of them willing to wait 10 minutes for the
 // lock and half only 300 ms. Exactly one loads; the others skip (they
 // waited and found the work done) or, with the short timeout, exit 75
@@ -32,7 +32,15 @@ func TestManyWritersOnePartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 8 processes; not with -short")
 	}
-	tgt := newPGTarget(t)
+	for _, e := range serverTargets {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			manyWritersOnePartition(t, e.name, e.make(t))
+		})
+	}
+}
+
+func manyWritersOnePartition(t *testing.T, engineName string, tgt serverTarget) {
 	dir := t.TempDir()
 	jobPath := writeJob(t, dir, "writers", partitionBody)
 	writeOrders(t, filepath.Join(dir, "in", "orders.csv"), 0, writerRows, nil, day1)
@@ -79,18 +87,26 @@ func TestManyWritersOnePartition(t *testing.T) {
 	require.Equal(t, wantTable.rows, got.rows)
 	require.Equal(t, wantTable.sum, got.sum, "the table equals a single run's")
 	require.Equal(t, want.RunID, got.last.RunID)
-	t.Logf("many writers, one partition (postgres): %d runs: %d loaded, %d skipped after the lock, %d gave up after --lock-timeout 300ms (exit 75); %d sessions seen waiting for a lock; the table equals a single run's",
-		len(procs), loaded, skipped, timedOut, waits)
+	t.Logf("many writers, one partition (%s): %d runs: %d loaded, %d skipped after the lock, %d gave up after --lock-timeout 300ms (exit 75); %d sessions seen waiting for a lock; the table equals a single run's",
+		engineName, len(procs), loaded, skipped, timedOut, waits)
 }
 
-// Many writers on PostgreSQL: 8 backfills of overlapping ranges of ten
+// Many writers on each server engine: 8 backfills of overlapping ranges of ten
 // days, started at once on a fresh target. Every partition is loaded
 // exactly once; the table equals one backfill of the whole range.
 func TestManyWritersOverlappingBackfills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 8 processes; not with -short")
 	}
-	tgt := newPGTarget(t)
+	for _, e := range serverTargets {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			manyWritersOverlappingBackfills(t, e.name, e.make(t))
+		})
+	}
+}
+
+func manyWritersOverlappingBackfills(t *testing.T, engineName string, tgt serverTarget) {
 	dir := t.TempDir()
 	jobPath := writeJob(t, dir, "backfills", `source:
   files: in/{{ date }}.csv
@@ -148,8 +164,8 @@ latest_by: updated_at
 	got := look(t, u, "backfills", days[0])
 	require.Equal(t, wantTable.rows, got.rows)
 	require.Equal(t, wantTable.sum, got.sum, "the table equals one backfill of the whole range")
-	t.Logf("many writers, overlapping backfills (postgres): %d backfills, %d partition runs: %d loaded, %d skipped; %d sessions seen waiting for a lock; 0 timeouts; the table equals one backfill's",
-		len(procs), results, len(days), results-len(days), waits)
+	t.Logf("many writers, overlapping backfills (%s): %d backfills, %d partition runs: %d loaded, %d skipped; %d sessions seen waiting for a lock; 0 timeouts; the table equals one backfill's",
+		engineName, len(procs), results, len(days), results-len(days), waits)
 }
 
 // writeDay writes orders lo..hi-1, all created on day.
@@ -168,29 +184,23 @@ func writeDay(t *testing.T, path, day string, lo, hi int) {
 
 // runAll starts one idem process per argument list at once and waits for
 // all; meanwhile it counts the distinct sessions seen waiting for a lock
-// on the target (pg_locks, not granted).
-func runAll(t *testing.T, tgt pgTarget, u string, argLists [][]string) ([]proc, int) {
+// on the target.
+func runAll(t *testing.T, tgt serverTarget, u string, argLists [][]string) ([]proc, int) {
 	t.Helper()
-	db := tgt.dbOf(t, u)
 	stop := make(chan struct{})
 	waiting := map[int64]bool{}
 	var pollErr error
 	var polled sync.WaitGroup
 	polled.Go(func() {
 		for {
-			rows, err := tgt.admin.Query(`SELECT DISTINCT l.pid FROM pg_catalog.pg_locks AS l
-JOIN pg_catalog.pg_database AS d ON d.oid = l.database WHERE NOT l.granted AND d.datname = $1`, db)
+			ids, err := tgt.waiting(u)
 			if err != nil {
 				pollErr = err
 				return
 			}
-			for rows.Next() {
-				var pid int64
-				if err := rows.Scan(&pid); err == nil {
-					waiting[pid] = true
-				}
+			for _, id := range ids {
+				waiting[id] = true
 			}
-			rows.Close()
 			select {
 			case <-stop:
 				return
@@ -239,7 +249,15 @@ func TestLockTimeoutInEveryPhase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes; not with -short")
 	}
-	tgt := newPGTarget(t)
+	for _, e := range serverTargets {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			lockTimeoutInEveryPhase(t, e.name, e.make(t))
+		})
+	}
+}
+
+func lockTimeoutInEveryPhase(t *testing.T, engineName string, tgt serverTarget) {
 	dir := t.TempDir()
 	// A daily load and a merge of corrections share the table; a second
 	// file of the daily job loads another partition.
@@ -297,8 +315,8 @@ func TestLockTimeoutInEveryPhase(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { // after the parallel subtests
-		t.Logf("lock timeout in every phase (postgres): %d waiters: %d exited 75 after --lock-timeout 1s, %d loaded another partition side by side",
-			c.get("tried"), c.get("tried")-c.get("proceeded"), c.get("proceeded"))
+		t.Logf("lock timeout in every phase (%s): %d waiters: %d exited 75 after --lock-timeout 1s, %d loaded another partition side by side",
+			engineName, c.get("tried"), c.get("tried")-c.get("proceeded"), c.get("proceeded"))
 	})
 }
 
