@@ -31,6 +31,7 @@ var mergeCases = []testCase{
 	{"MergeDeletedKeyStaysDeleted", testMergeDeletedStaysDeleted},
 	{"MergeDeleteOfAbsentKey", testMergeDeleteAbsent},
 	{"MergeEqualVersionsByContent", testMergeEqualVersions},
+	{"KeysDifferingByCaseAccentOrSpace", testKeysBytewise},
 	{"MergeTombstoneNameTooLong", testMergeTombstoneNameTooLong},
 	{"MergeTombstonesGainNewColumns", testMergeTombstonesNewColumn},
 	{"LedgerFromAnOlderVersion", testLedgerOlderVersion},
@@ -315,6 +316,62 @@ columns:
 	for _, s := range sums[1:] {
 		require.Equal(t, sums[0], s)
 	}
+}
+
+// Keys that differ only by case, an accent, Unicode normalization or a
+// trailing space are different keys, as their bytes are: a database whose
+// collation ignores case (MariaDB's default) or trailing spaces (PAD
+// SPACE, even utf8mb4_bin) must not make them one key, neither when
+// de-duplicating one file nor in the target's unique key.
+func testKeysBytewise(t *testing.T, h Harness) {
+	codes := []string{"AB12", "AB12 ", "ab12", "Ab12", "\u00c9cole", "E\u0301cole", "ecole"}
+	var in strings.Builder
+	in.WriteString("code,name,day,v\n")
+	var want []string
+	for i, c := range codes {
+		fmt.Fprintf(&in, "\"%s\",n%d,2026-11-01,1\n", c, i)
+		want = append(want, fmt.Sprintf("%s|n%d", c, i))
+	}
+	sort.Strings(want)
+	t.Run("partition", func(t *testing.T) {
+		e := NewEnv(t, h)
+		e.Write("in/2026-11-01.csv", in.String())
+		r := e.MustRun(e.Job(`job: codes
+source:
+  files: in/{{ date }}.csv
+strategy: partition
+partition:
+  column: day
+key: [code]
+latest_by: v
+`), "2026-11-01")
+		require.Equal(t, int64(0), r.RowsDeduped)
+		require.Equal(t, want, e.Rows("", "code", "name"))
+	})
+	t.Run("merge", func(t *testing.T) {
+		e := NewEnv(t, h)
+		j := e.Job(`job: codes
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [code]
+latest_by: v
+`)
+		e.Write("in/2026-11-01.csv", in.String())
+		r := e.MustRun(j, "2026-11-01")
+		require.Equal(t, int64(0), r.RowsDeduped)
+		require.Equal(t, int64(len(codes)), r.Inserted)
+		require.Equal(t, want, e.Rows("", "code", "name"))
+		// A newer version of one of them changes that row only.
+		e.Write("in/2026-11-02.csv", "code,name,day,v\n\"ab12\",changed,2026-11-02,2\n\"AB12 \",old,2026-11-02,0\n")
+		r = e.MustRun(j, "2026-11-02")
+		require.Equal(t, int64(1), r.Updated)
+		require.Equal(t, int64(1), r.SkippedOlder)
+		require.Equal(t, int64(0), r.Inserted)
+		want[slices.Index(want, "ab12|n2")] = "ab12|changed"
+		sort.Strings(want)
+		require.Equal(t, want, e.Rows("", "code", "name"))
+	})
 }
 
 // The tombstone table's name must fit PostgreSQL's identifiers, on every

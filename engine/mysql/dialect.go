@@ -17,6 +17,28 @@ type Dialect struct {
 	// the inserted row with an alias (VALUES() is deprecated there);
 	// MariaDB has only VALUES().
 	RowAlias bool
+	// Collation is the text collation of the tables idem creates, empty
+	// for MariaDB's utf8mb4_nopad_bin (see Collate).
+	Collation string
+}
+
+// Collate is the collation of the text columns of every table idem
+// creates: bytewise and NO PAD, so that keys differing only by case,
+// accents or trailing spaces stay different keys, as on every other
+// engine. The server's default (utf8mb4_general_ci on MariaDB) makes
+// 'abc' and 'ABC' one key of a unique index, and utf8mb4_bin is PAD SPACE:
+// 'AB12' and 'AB12 ' are one key there, and a merge would silently keep
+// one of them.
+func (d Dialect) Collate() string {
+	if d.Collation == "" {
+		return "utf8mb4_nopad_bin"
+	}
+	return d.Collation
+}
+
+// tableOptions are the options of every table idem creates.
+func (d Dialect) tableOptions() string {
+	return "DEFAULT CHARSET=utf8mb4 COLLATE=" + d.Collate()
 }
 
 var (
@@ -144,8 +166,18 @@ func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen strin
 	if len(order) == 0 {
 		order = []string{"(SELECT NULL)"}
 	}
+	// The key's text compared bytewise: a query's staged columns keep the
+	// collation of the tables it read, which may ignore case.
+	types := map[string]string{}
+	for _, c := range cols {
+		types[c.Name] = c.Type
+	}
+	part := make([]string, len(key))
+	for i, k := range key {
+		part[i] = d.ContentKey(d.Ident(k), types[k])
+	}
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS SELECT %s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS idem_rn FROM %s) AS x WHERE idem_rn = 1",
-		d.Ident(dst), d.Idents(names), d.Idents(key), strings.Join(order, ", "), d.Ident(src))
+		d.Ident(dst), d.Idents(names), strings.Join(part, ", "), strings.Join(order, ", "), d.Ident(src))
 }
 
 // schemaExpr is the schema of t as SQL: its own, or the session's
@@ -183,13 +215,13 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 	if loadedAt != "" {
 		extra = ", CAST(NULL AS DATETIME(6)) AS " + d.Ident(loadedAt)
 	}
-	stmts = append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s LIMIT 0", d.Table(target), extra, d.Ident(stage)))
+	stmts = append(stmts, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s %s AS SELECT *%s FROM %s LIMIT 0", d.Table(target), d.tableOptions(), extra, d.Ident(stage)))
 	return append(stmts, prepared(fmt.Sprintf(
 		`SELECT coalesce(concat(%s, group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
-    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext') THEN %s ELSE column_type END, ' NULL')
     ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
   FROM information_schema.columns WHERE table_schema = %s AND table_name = %s`,
-		d.String("ALTER TABLE "+d.Table(target)+" "), d.schemaExpr(target), d.String(target.Name)))...)
+		d.String("ALTER TABLE "+d.Table(target)+" "), d.String("LONGTEXT COLLATE "+d.Collate()), d.schemaExpr(target), d.String(target.Name)))...)
 }
 
 // columnType spells a type name as the driver reports it (DECIMAL,
@@ -351,7 +383,7 @@ func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
 	for _, c := range def.Columns {
 		b.WriteString("  " + d.columnSQL(c, key[c.Name]) + ",\n")
 	}
-	b.WriteString("  PRIMARY KEY (" + d.Idents(def.Key) + ")\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin")
+	b.WriteString("  PRIMARY KEY (" + d.Idents(def.Key) + ")\n) ENGINE=InnoDB " + d.tableOptions())
 	return b.String()
 }
 
@@ -556,10 +588,13 @@ func sqlFor(d Dialect, crc bool) *engine.SQL {
 		Scratch: s, Diff: s}
 }
 
-// The SQL of MariaDB 10.8 and later, of earlier MariaDB (and MySQL before
-// 8.0.19), and of later MySQL.
+// The SQL of MariaDB 10.8 and later, of earlier MariaDB, of MySQL 8.0.19
+// and later, and of earlier MySQL.
 var (
 	sqlText     = sqlFor(Dialect{}, true)
 	sqlOld      = sqlFor(Dialect{}, false)
-	sqlRowAlias = sqlFor(Dialect{RowAlias: true}, false)
+	sqlRowAlias = sqlFor(Dialect{RowAlias: true, Collation: "utf8mb4_0900_bin"}, false)
+	// MySQL before 8.0.17 has no bytewise NO PAD collation: utf8mb4_bin
+	// ignores trailing spaces (docs/engines.md says so).
+	sqlMySQLOld = sqlFor(Dialect{Collation: "utf8mb4_bin"}, false)
 )

@@ -58,3 +58,26 @@ func TestChecksumByVersion(t *testing.T) {
 		}
 	}
 }
+
+// Tables idem creates compare text bytewise and without padding, in the
+// spelling each server has: MariaDB's utf8mb4_nopad_bin, MySQL 8's
+// utf8mb4_0900_bin; MySQL before 8.0.19 gets utf8mb4_bin (PAD SPACE, as
+// docs/engines.md says).
+func TestCollationByServer(t *testing.T) {
+	for version, want := range map[string]string{
+		"10.11.19-MariaDB-0+deb12u1": "utf8mb4_nopad_bin",
+		"10.5.2-MariaDB":             "utf8mb4_nopad_bin",
+		"8.0.19":                     "utf8mb4_0900_bin",
+		"8.4.3":                      "utf8mb4_0900_bin",
+		"5.7.44-log":                 "utf8mb4_bin",
+	} {
+		d := &DB{version: version}
+		dl := d.SQL().Dialect.(Dialect)
+		require.Equal(t, want, dl.Collate(), version)
+		tbl := engine.Table{Schema: "s", Name: "t"}
+		create := strings.Join(dl.CreateTableFrom(tbl, "idem_stage", ""), ";\n")
+		require.Contains(t, create, "CREATE TABLE IF NOT EXISTS \"s\".\"t\" DEFAULT CHARSET=utf8mb4 COLLATE="+want+" AS SELECT", version)
+		require.Contains(t, create, "'LONGTEXT COLLATE "+want+"'", version)
+		require.Contains(t, dl.CreateTable(engine.Table{Name: "idem_runs"}, engine.TableDef{Key: []string{"job"}}), "COLLATE="+want, version)
+	}
+}

@@ -211,7 +211,7 @@ func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool)
 		rec(engine.LoadNote(l.in.Paths, dl.Ident(stage), fmt.Sprintf(
 			"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
 	}
-	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin", dl.Ident(stage), strings.Join(defs, ", "))
+	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) %s", dl.Ident(stage), strings.Join(defs, ", "), l.d.SQL().Dialect.(Dialect).tableOptions())
 	rec(create)
 	if _, err := q.ExecContext(ctx, create); err != nil {
 		return false, fmt.Errorf("creating the staging table: %w", err)

@@ -31,8 +31,8 @@ func byDelete(d Dialect, m engine.MergeSpec, ifDelete, ifLive string) string {
 // Tombstones creates the tombstone table with the target's columns and a
 // unique key on the key (MariaDB indexes text keys by hash).
 func (d Dialect) Tombstones(m engine.MergeSpec) []string {
-	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (UNIQUE KEY idem_key (%s)) AS SELECT * FROM %s LIMIT 0",
-		d.Table(m.Tombstones), d.Idents(m.Key), d.Table(m.Target))}
+	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (UNIQUE KEY idem_key (%s)) %s AS SELECT * FROM %s LIMIT 0",
+		d.Table(m.Tombstones), d.Idents(m.Key), d.tableOptions(), d.Table(m.Target))}
 }
 
 // MergePlan classifies each staged row against the key's current row: the

@@ -177,6 +177,8 @@ func (d *DB) SQL() *engine.SQL {
 	switch {
 	case rowAlias(d.version):
 		return sqlRowAlias
+	case !strings.Contains(strings.ToLower(d.version), "mariadb"):
+		return sqlMySQLOld
 	case !hasCRC32C(d.version):
 		return sqlOld
 	}

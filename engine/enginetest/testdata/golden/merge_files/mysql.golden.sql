@@ -10,7 +10,7 @@ SELECT column_name, column_type FROM information_schema.columns WHERE table_sche
 
 -- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "status", "updated_at", @v3) SET "is_deleted" = CAST(@v3 AS UNSIGNED);
@@ -31,10 +31,10 @@ DROP TABLE IF EXISTS "sales"."orders__idem_build";
 
 CREATE DATABASE IF NOT EXISTS "sales";
 
-CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" AS SELECT *, CAST(NULL AS DATETIME(6)) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT *, CAST(NULL AS DATETIME(6)) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
 
 SET @idem_ddl = (SELECT coalesce(concat('ALTER TABLE "sales"."orders__idem_build" ', group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
-    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext') THEN 'LONGTEXT COLLATE utf8mb4_nopad_bin' ELSE column_type END, ' NULL')
     ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
   FROM information_schema.columns WHERE table_schema = 'sales' AND table_name = 'orders__idem_build');
 
@@ -53,7 +53,7 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 
-CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" (UNIQUE KEY idem_key ("order_id")) AS SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" (UNIQUE KEY idem_key ("order_id")) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "idem_version" LONGTEXT NOT NULL,
   "target_table" LONGTEXT COMMENT 'Ledgers written by idem 0.1 lack the column (NULL: owner unknown).',
   PRIMARY KEY ("job", "partition", "run_id")
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "target_table" LONGTEXT COMMENT ''Ledgers written by idem 0.1 lack the column (NULL: owner unknown).''') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'target_table');
 

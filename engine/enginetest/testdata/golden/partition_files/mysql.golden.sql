@@ -10,7 +10,7 @@ SELECT column_name, column_type FROM information_schema.columns WHERE table_sche
 
 -- load $DIR/in/2026/11/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead);
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES (@v0, @v1, @v2, @v3, @v4, @v5)
@@ -40,10 +40,10 @@ DROP TABLE IF EXISTS "sales"."orders__idem_build";
 
 CREATE DATABASE IF NOT EXISTS "sales";
 
-CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" AS SELECT *, CAST(NULL AS DATETIME(6)) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT *, CAST(NULL AS DATETIME(6)) AS "_loaded_at" FROM "idem_stage" LIMIT 0;
 
 SET @idem_ddl = (SELECT coalesce(concat('ALTER TABLE "sales"."orders__idem_build" ', group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
-    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext') THEN 'LONGTEXT COLLATE utf8mb4_nopad_bin' ELSE column_type END, ' NULL')
     ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
   FROM information_schema.columns WHERE table_schema = 'sales' AND table_name = 'orders__idem_build');
 
@@ -79,7 +79,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "idem_version" LONGTEXT NOT NULL,
   "target_table" LONGTEXT COMMENT 'Ledgers written by idem 0.1 lack the column (NULL: owner unknown).',
   PRIMARY KEY ("job", "partition", "run_id")
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "target_table" LONGTEXT COMMENT ''Ledgers written by idem 0.1 lack the column (NULL: owner unknown).''') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'target_table');
 

@@ -16,12 +16,12 @@ SELECT column_name, column_type FROM information_schema.columns WHERE table_sche
 
 -- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
 
-CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-CREATE TABLE IF NOT EXISTS "events__idem_build" AS SELECT * FROM "idem_stage" LIMIT 0;
+CREATE TABLE IF NOT EXISTS "events__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT * FROM "idem_stage" LIMIT 0;
 
 SET @idem_ddl = (SELECT coalesce(concat('ALTER TABLE "events__idem_build" ', group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
-    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext') THEN 'LONGTEXT COLLATE utf8mb4_nopad_bin' ELSE column_type END, ' NULL')
     ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
   FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'events__idem_build');
 
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "idem_version" LONGTEXT NOT NULL,
   "target_table" LONGTEXT COMMENT 'Ledgers written by idem 0.1 lack the column (NULL: owner unknown).',
   PRIMARY KEY ("job", "partition", "run_id")
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "target_table" LONGTEXT COMMENT ''Ledgers written by idem 0.1 lack the column (NULL: owner unknown).''') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'target_table');
 

@@ -24,10 +24,10 @@ SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND tabl
 
 DROP TABLE IF EXISTS "daily_orders__idem_build";
 
-CREATE TABLE IF NOT EXISTS "daily_orders__idem_build" AS SELECT * FROM "idem_stage" LIMIT 0;
+CREATE TABLE IF NOT EXISTS "daily_orders__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT * FROM "idem_stage" LIMIT 0;
 
 SET @idem_ddl = (SELECT coalesce(concat('ALTER TABLE "daily_orders__idem_build" ', group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
-    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext') THEN 'LONGTEXT' ELSE column_type END, ' NULL')
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext') THEN 'LONGTEXT COLLATE utf8mb4_nopad_bin' ELSE column_type END, ' NULL')
     ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
   FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'daily_orders__idem_build');
 
@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "idem_version" LONGTEXT NOT NULL,
   "target_table" LONGTEXT COMMENT 'Ledgers written by idem 0.1 lack the column (NULL: owner unknown).',
   PRIMARY KEY ("job", "partition", "run_id")
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "target_table" LONGTEXT COMMENT ''Ledgers written by idem 0.1 lack the column (NULL: owner unknown).''') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'target_table');
 
