@@ -136,11 +136,9 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 type pgTarget struct {
-	dsn   string
+	serverDBs
 	admin *sql.DB
 }
-
-var pgSeq atomic.Int64
 
 func newPGTarget(t *testing.T) pgTarget {
 	t.Helper()
@@ -148,19 +146,27 @@ func newPGTarget(t *testing.T) pgTarget {
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { admin.Close() })
-	return pgTarget{dsn: dsn, admin: admin}
+	return pgTarget{serverDBs: serverDBs{dsn}, admin: admin}
 }
 
 func (pgTarget) name() string { return "postgres" }
 
 func (pgTarget) exchanges() bool { return false }
 
-func (p pgTarget) dbName(name string) string {
-	return fmt.Sprintf("idem_f_%d_%d_%s", os.Getpid(), pgSeq.Add(1), name)
+// serverDBs names the databases of one server's targets: a database each,
+// reached by the server's URL with its path replaced.
+type serverDBs struct{ dsn string }
+
+// dbSeq numbers the databases of this process (names are unique on the
+// server while the process lives).
+var dbSeq atomic.Int64
+
+func (s serverDBs) dbName(name string) string {
+	return fmt.Sprintf("idem_f_%d_%d_%s", os.Getpid(), dbSeq.Add(1), name)
 }
 
-func (p pgTarget) urlOf(db string) string {
-	u, err := url.Parse(p.dsn)
+func (s serverDBs) urlOf(db string) string {
+	u, err := url.Parse(s.dsn)
 	if err != nil {
 		panic(err)
 	}
@@ -168,11 +174,20 @@ func (p pgTarget) urlOf(db string) string {
 	return u.String()
 }
 
-func (p pgTarget) dbOf(t *testing.T, u string) string {
+// dbOf is the database of the target at u.
+func (s serverDBs) dbOf(t *testing.T, u string) string {
 	t.Helper()
-	pu, err := url.Parse(u)
+	db, err := databaseOf(u)
 	require.NoError(t, err)
-	return strings.TrimPrefix(pu.Path, "/")
+	return db
+}
+
+func databaseOf(u string) (string, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(pu.Path, "/"), nil
 }
 
 func (p pgTarget) fresh(t *testing.T, name string) string {
@@ -227,12 +242,12 @@ func (p pgTarget) terminate(t *testing.T, u string) int {
 // waiting returns the sessions on the target at u waiting for a lock
 // (pg_locks, not granted).
 func (p pgTarget) waiting(u string) ([]int64, error) {
-	pu, err := url.Parse(u)
+	db, err := databaseOf(u)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := p.admin.Query(`SELECT DISTINCT l.pid FROM pg_catalog.pg_locks AS l
-JOIN pg_catalog.pg_database AS d ON d.oid = l.database WHERE NOT l.granted AND d.datname = $1`, strings.TrimPrefix(pu.Path, "/"))
+JOIN pg_catalog.pg_database AS d ON d.oid = l.database WHERE NOT l.granted AND d.datname = $1`, db)
 	if err != nil {
 		return nil, err
 	}

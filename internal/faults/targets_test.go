@@ -3,12 +3,10 @@ package faults_test
 import (
 	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,11 +30,9 @@ var mysqlServer = func() enginetest.Server {
 // holding the table (unqualified, so in the URL's database) and the
 // ledger.
 type mysqlTarget struct {
-	dsn   string
+	serverDBs
 	admin *sql.DB
 }
-
-var mysqlSeq atomic.Int64
 
 func newMySQLTarget(t *testing.T) mysqlTarget {
 	t.Helper()
@@ -48,31 +44,11 @@ func newMySQLTarget(t *testing.T) mysqlTarget {
 	require.NoError(t, err)
 	admin := sql.OpenDB(c)
 	t.Cleanup(func() { admin.Close() })
-	return mysqlTarget{dsn: dsn, admin: admin}
+	return mysqlTarget{serverDBs: serverDBs{dsn}, admin: admin}
 }
 
 func (mysqlTarget) name() string    { return "mysql" }
 func (mysqlTarget) exchanges() bool { return false }
-
-func (m mysqlTarget) dbName(name string) string {
-	return fmt.Sprintf("idem_f_%d_%d_%s", os.Getpid(), mysqlSeq.Add(1), name)
-}
-
-func (m mysqlTarget) urlOf(db string) string {
-	u, err := url.Parse(m.dsn)
-	if err != nil {
-		panic(err)
-	}
-	u.Path = "/" + db
-	return u.String()
-}
-
-func (m mysqlTarget) dbOf(t *testing.T, u string) string {
-	t.Helper()
-	pu, err := url.Parse(u)
-	require.NoError(t, err)
-	return strings.TrimPrefix(pu.Path, "/")
-}
 
 func quoteMySQL(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
 
@@ -159,11 +135,11 @@ func (m mysqlTarget) terminate(t *testing.T, u string) int { return m.kill(t, m.
 // waiting counts sessions waiting for idem's lock (GET_LOCK: "User lock"),
 // a table's metadata lock, or a row lock.
 func (m mysqlTarget) waiting(u string) ([]int64, error) {
-	pu, err := url.Parse(u)
+	db, err := databaseOf(u)
 	if err != nil {
 		return nil, err
 	}
-	return m.sessions(strings.TrimPrefix(pu.Path, "/"), ` AND (state LIKE '%lock%' OR id IN (SELECT trx_mysql_thread_id FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'))`)
+	return m.sessions(db, ` AND (state LIKE '%lock%' OR id IN (SELECT trx_mysql_thread_id FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'))`)
 }
 
 // settle waits until the killed run's sessions are gone: the server ends a
