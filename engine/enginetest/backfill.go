@@ -58,11 +58,12 @@ func october() []string {
 }
 
 // backfillDays are the days the long backfill cases cover: the whole
-// month, or its first 8 days with -short (the same guarantee, a kill in the
-// middle and an overlap, at a quarter of the runs).
+// month, or its first 5 days with -short (the same guarantee, a kill after
+// 2 of 5 partitions and two backfills overlapping on 2 days, at a sixth of
+// the runs).
 func backfillDays() []string {
 	if testing.Short() {
-		return october()[:8]
+		return october()[:5]
 	}
 	return october()
 }
@@ -288,7 +289,7 @@ func testBackfillKilled(t *testing.T, h Harness) {
 }
 
 // Two overlapping backfills started together (days 1-20 and 11-31 of the
-// month; 1-5 and 3-8 with -short; three
+// month; 1-3 and 2-5 with -short; three
 // partitions at once each where the engine has concurrent writers) end
 // equal to one clean backfill, with no partition doubled.
 func testBackfillOverlapping(t *testing.T, h Harness) {

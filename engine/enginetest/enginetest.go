@@ -260,10 +260,27 @@ func (e *Env) DB(fn func(ctx context.Context, db engine.DB)) {
 // where that meets a guarantee differently.
 func (e *Env) Exchanges() bool {
 	e.t.Helper()
+	return e.engineIs("exchanges", func(db engine.DB) bool { _, ok := db.(engine.PartitionExchanger); return ok })
+}
+
+// engineIs answers a question about the target's engine (what, by
+// probe), opening a target once per question and URL scheme in the test
+// process: the answer is the engine's, the same for all its targets.
+func (e *Env) engineIs(what string, probe func(engine.DB) bool) bool {
+	e.t.Helper()
+	scheme, _, _ := strings.Cut(e.URL, ":")
+	key := what + "\x00" + scheme
+	if ok, known := engineAnswers.Load(key); known {
+		return ok.(bool)
+	}
 	var ok bool
-	e.DB(func(_ context.Context, db engine.DB) { _, ok = db.(engine.PartitionExchanger) })
+	e.DB(func(_ context.Context, db engine.DB) { ok = probe(db) })
+	engineAnswers.Store(key, ok)
 	return ok
 }
+
+// engineAnswers caches engineIs by question and URL scheme.
+var engineAnswers sync.Map
 
 // Exec runs setup SQL on the target.
 func (e *Env) Exec(queries ...string) {
