@@ -24,8 +24,8 @@ import (
 // before the swap leaves the target as it was; from the swap on, the run
 // finishes even if interrupted (stopping would leave the new data without
 // its ledger row, and a message saying the target is unchanged), and the
-// crash points after it (after_write on a partition run, before_commit,
-// after_commit) find the new data in place.
+// crash points after it (after_write, before_commit, after_commit) find
+// the new data in place.
 func (r *run) exchange(ctx context.Context, data []step) (err error) {
 	var writes, ledger []step
 	for _, st := range data {
@@ -42,7 +42,8 @@ func (r *run) exchange(ctx context.Context, data []step) (err error) {
 		return err
 	}
 	r.s.q = r.tx
-	if ctx, err = r.runWrites(ctx, writes); err != nil {
+	var afterSwap string
+	if ctx, afterSwap, err = r.runWrites(ctx, writes); err != nil {
 		return err
 	}
 	r.s.q = r.db.Conn()
@@ -52,6 +53,7 @@ func (r *run) exchange(ctx context.Context, data []step) (err error) {
 	if err := r.swapIn(ctx); err != nil {
 		return err
 	}
+	r.crash(afterSwap)
 	if r.opts.plan != nil { // a plan writes no ledger row: nothing rolls it back here
 		r.s.mark(KindRollback, "ROLLBACK")
 		r.res.Action = ActionLoaded
@@ -72,20 +74,29 @@ func (r *run) exchange(ctx context.Context, data []step) (err error) {
 
 // runWrites runs the data steps before the ledger row; once the partition
 // is swapped in, the rest runs whatever happens to ctx (the returned one).
-func (r *run) runWrites(ctx context.Context, writes []step) (context.Context, error) {
+// Writes into a table built beside the target (a merge, a first load) land
+// only when it is swapped in: their after_write crash point is returned,
+// to be met after the swap, so that a crash point falls between the swap
+// and the ledger row on every run, not only a partition run's.
+func (r *run) runWrites(ctx context.Context, writes []step) (context.Context, string, error) {
+	afterSwap := ""
 	for _, st := range writes {
 		if err := st.do(ctx); err != nil {
 			r.s.mark(KindRollback, "ROLLBACK")
 			r.tx.Rollback()
 			r.s.q = r.db.Conn()
-			return ctx, err
+			return ctx, "", err
 		}
 		if r.swapped {
 			ctx = context.WithoutCancel(ctx)
 		}
+		if st.crash == CrashAfterWrite && !r.swapped && r.built.Name != "" {
+			afterSwap = st.crash
+			continue
+		}
 		r.crash(st.crash)
 	}
-	return ctx, nil
+	return ctx, afterSwap, nil
 }
 
 // exchangeSteps replace delete and insert: the exchange table is filled

@@ -447,13 +447,15 @@ func testCrashPoints(t *testing.T, h Harness) {
 				// On an engine without transactions that swaps the new
 				// data in (engine.PartitionExchanger), the ledger row is
 				// written after the swap, and the crash points after the
-				// swap find the new data in place: a partition run's
-				// after_write (swapped, no ledger row: the next run loads
-				// again), and before_commit (swapped and recorded: the next
-				// run skips, as after_commit).
+				// swap find the new data in place: after_write (swapped, no
+				// ledger row: the next run loads again; a merge's writes go
+				// to a copy built beside the target, and its after_write
+				// falls after that copy is swapped in), and before_commit
+				// (swapped and recorded: the next run skips, as
+				// after_commit).
 				exch := e.Exchanges()
 				recorded := point == runner.CrashAfterCommit || (exch && point == runner.CrashBeforeCommit)
-				swapped := recorded || (exch && st.name == "partition" && point == runner.CrashAfterWrite)
+				swapped := recorded || (exch && point == runner.CrashAfterWrite)
 				after := e.Rows("", allCols...)
 				if swapped {
 					gone, added := diff(old, after)
