@@ -35,6 +35,56 @@ import (
 
 // LoadFiles loads the input files into a new session table stage.
 func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput) error {
+	// The runner stages outside its (empty) transaction on this engine.
+	var ex engine.Querier = d.conn
+	if tx != nil {
+		ex = tx
+	}
+	return d.load(ctx, ex, stage, engine.Table{}, in)
+}
+
+var _ engine.BuildLoader = (*DB)(nil)
+
+// LoadFilesBuilt loads a first load's input straight into the MergeTree
+// table built to replace the target (engine.BuildLoader), created by the
+// runner's in.BuildDDL from the staging table, which stays empty: the rows
+// are written once, where staging them in a Memory table and copying them
+// there wrote them twice.
+func (d *DB) LoadFilesBuilt(ctx context.Context, stage string, built engine.Table, in engine.FileInput) (int64, error) {
+	if in.BuildDDL == nil {
+		return 0, engine.ErrNotBuilt
+	}
+	q := Dialect{}
+	rec := func(s string) {
+		if in.Record != nil {
+			in.Record(s)
+		}
+	}
+	if built.Schema != "" {
+		exists := "SELECT count() FROM system.databases WHERE name = $1"
+		rec(exists)
+		var n int64
+		if err := d.conn.QueryRowContext(ctx, exists, built.Schema).Scan(&n); err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, engine.ErrNoBuildSchema
+		}
+	}
+	if err := d.load(ctx, d.conn, stage, built, in); err != nil {
+		return 0, err
+	}
+	count := "SELECT count() FROM " + q.Table(built)
+	rec(count)
+	var n int64
+	err := d.conn.QueryRowContext(ctx, count).Scan(&n)
+	return n, err
+}
+
+// load loads the input files into a new session table stage, or, when
+// into is given, into that new table (in.BuildDDL creates it) with stage
+// made empty.
+func (d *DB) load(ctx context.Context, ex engine.Querier, stage string, into engine.Table, in engine.FileInput) error {
 	if len(in.Paths) == 0 {
 		return errors.New("no input files")
 	}
@@ -43,11 +93,6 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		return err
 	}
 	defer rd.Close()
-	// The runner stages outside its (empty) transaction on this engine.
-	var ex engine.Querier = d.conn
-	if tx != nil {
-		ex = tx
-	}
 	q := Dialect{}
 	rec := func(s string) {
 		if in.Record != nil {
@@ -55,7 +100,7 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 	}
 	if in.Format == "csv" && !d.csvParquet {
-		switch done, err := loadRawCSV(ctx, ex, rd, stage, in, rec); {
+		switch done, err := loadRawCSV(ctx, ex, rd, stage, into, in, rec); {
 		case err != nil:
 			return err
 		case done && in.Target.Name != "":
@@ -78,13 +123,18 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		return err
 	}
 	rec(engine.LoadNote(in.Paths, q.Ident(stage), "via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads)"))
-	if err := createStage(ctx, ex, stage, src.Columns, rec); err != nil {
+	dest, err := createStage(ctx, ex, stage, into, src.Columns, in, rec)
+	if err != nil {
 		return err
 	}
 	// The file's path is the run's own scratch file, not the input's: it
 	// is not recorded, so plans and golden files do not depend on it.
-	ins := fmt.Sprintf("INSERT INTO %s SELECT * FROM file(%s, Parquet)", q.Ident(stage), q.String(pq))
-	rec(fmt.Sprintf("INSERT INTO %s SELECT * FROM file(<the Parquet file>, Parquet)", q.Ident(stage)))
+	ins := fmt.Sprintf("INSERT INTO %s SELECT * FROM file(%%s, Parquet)", dest)
+	if into.Name != "" {
+		ins += " SETTINGS " + manyPartitions
+	}
+	rec(fmt.Sprintf(ins, "<the Parquet file>"))
+	ins = fmt.Sprintf(ins, q.String(pq))
 	if _, err := ex.ExecContext(ctx, ins); err != nil {
 		return fmt.Errorf("loading the staged rows: %w", err)
 	}
@@ -108,8 +158,10 @@ func stageDefs(cols []filereader.Column) []string {
 	return defs
 }
 
-// createStage creates the staging table, empty, for cols.
-func createStage(ctx context.Context, ex engine.Querier, stage string, cols []filereader.Column, rec func(string)) error {
+// createStage creates the staging table, empty, for cols, and, when into
+// is given, that table from it (in.BuildDDL). It returns the table the rows
+// go to, quoted.
+func createStage(ctx context.Context, ex engine.Querier, stage string, into engine.Table, cols []filereader.Column, in engine.FileInput, rec func(string)) (string, error) {
 	q := Dialect{}
 	stmts := []string{
 		"DROP TABLE IF EXISTS " + q.Ident(stage),
@@ -118,11 +170,30 @@ func createStage(ctx context.Context, ex engine.Querier, stage string, cols []fi
 	for _, s := range stmts {
 		rec(s)
 		if _, err := ex.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("creating the staging table: %w", err)
+			return "", fmt.Errorf("creating the staging table: %w", err)
 		}
 	}
-	return nil
+	if into.Name == "" {
+		return q.Ident(stage), nil
+	}
+	ddl, err := in.BuildDDL(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range ddl {
+		rec(s)
+		if _, err := ex.ExecContext(ctx, s); err != nil {
+			return "", fmt.Errorf("creating %s: %w", into.Name, err)
+		}
+	}
+	return q.Table(into), nil
 }
+
+// manyPartitions lets one INSERT into the partitioned table built for a
+// first load write rows of any number of partitions (ClickHouse refuses
+// more than 100 by default): the runner then deletes those outside the
+// run's partition.
+const manyPartitions = "max_partitions_per_insert_block = 0"
 
 // rawSettings make ClickHouse's CSV reading as strict as DuckDB's and
 // never lenient where DuckDB is not: no error skipped, no field defaulted
@@ -162,7 +233,7 @@ var rawSettings = []string{
 // sample's types do not hold, or ClickHouse refused a value. An error is
 // the input's (a UTC offset in a column declared without one) or the
 // session's.
-func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, stage string, in engine.FileInput, rec func(string)) (bool, error) {
+func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, stage string, into engine.Table, in engine.FileInput, rec func(string)) (bool, error) {
 	src, err := rd.DescribeSample(ctx, in, chTypes{})
 	if err != nil {
 		return false, nil // the reader says what is wrong, the other way
@@ -178,7 +249,8 @@ func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, s
 	}
 	q := Dialect{}
 	rec(engine.LoadNote(in.Paths, q.Ident(stage), "via file() (raw CSV: ClickHouse parses the files' bytes; on any error, the embedded DuckDB reads them instead)"))
-	if err := createStage(ctx, ex, stage, src.Columns, rec); err != nil {
+	dest, err := createStage(ctx, ex, stage, into, src.Columns, in, rec)
+	if err != nil {
 		return false, err
 	}
 	type result struct {
@@ -214,11 +286,14 @@ func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, s
 		quotes = "0"
 	}
 	settings := append([]string{"format_csv_delimiter = " + q.String(cd.Delim), "format_csv_allow_double_quotes = " + quotes}, rawSettings...)
+	if into.Name != "" {
+		settings = append(settings, manyPartitions)
+	}
 	structure := q.String(strings.Join(stageDefs(strs), ", "))
 	var lerr error
 	for _, p := range in.Paths {
 		ins := fmt.Sprintf("INSERT INTO %s SELECT %s FROM file(%s, CSVWithNames, %s)%s SETTINGS %s",
-			q.Ident(stage), strings.Join(sel, ", "), q.String(p), structure, where, strings.Join(settings, ", "))
+			dest, strings.Join(sel, ", "), q.String(p), structure, where, strings.Join(settings, ", "))
 		rec(ins)
 		if _, lerr = ex.ExecContext(ctx, ins); lerr != nil {
 			break
@@ -238,10 +313,15 @@ func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, s
 		why, _, _ = strings.Cut(lerr.Error(), "\n")
 	}
 	rec("-- the raw CSV load is dropped: " + why)
-	drop := "DROP TABLE IF EXISTS " + q.Ident(stage)
-	rec(drop)
-	if _, err := ex.ExecContext(ctx, drop); err != nil {
-		return false, err
+	drops := []string{"DROP TABLE IF EXISTS " + q.Ident(stage)}
+	if into.Name != "" {
+		drops = append(drops, "DROP TABLE IF EXISTS "+q.Table(into))
+	}
+	for _, drop := range drops {
+		rec(drop)
+		if _, err := ex.ExecContext(ctx, drop); err != nil {
+			return false, err
+		}
 	}
 	return false, nil
 }
