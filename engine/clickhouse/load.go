@@ -226,8 +226,9 @@ var rawSettings = []string{
 }
 
 // loadRawCSV has ClickHouse parse the CSV files' bytes into a new staging
-// table stage, with the types of the reader's sample, while the reader
-// reads every row to confirm them. It reports false, with nothing staged
+// table stage (or into the new table into, stage made empty), with the
+// types of the reader's sample, while the reader reads every row to
+// confirm them. It reports false, with nothing staged
 // and no error, when the files must go the other way: their dialect or a
 // column's type is one ClickHouse may read otherwise than DuckDB, the
 // sample's types do not hold, or ClickHouse refused a value. An error is
