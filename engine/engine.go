@@ -64,6 +64,12 @@ type FileInput struct {
 	// order: first a LoadNote saying how the rows travel, then each SQL
 	// statement. Runs record it, and `idem plan` prints it.
 	Record func(string)
+	// BuildDDL, set by the runner for BuildLoader.LoadFilesBuilt on a
+	// PartitionExchanger, gives the statements that create the built
+	// table from the staging table (empty, as the loader made it):
+	// partitioned by the job's grain, as the runner would create it.
+	// ErrNotBuilt from it: the input is staged instead.
+	BuildDDL func(ctx context.Context) ([]string, error)
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and
@@ -373,6 +379,11 @@ type BuildLoader interface {
 
 // ErrNoBuildSchema: see BuildLoader.
 var ErrNoBuildSchema = errors.New("the built table's schema does not exist yet")
+
+// ErrNotBuilt, from BuildLoader.LoadFilesBuilt, says the loader did not
+// load this input into the built table (it made nothing): the runner
+// stages it as usual.
+var ErrNotBuilt = errors.New("the input is not loaded into the built table")
 
 // FileResolver is an optional DB ability, found by type assertion: before
 // StageFiles, the engine reads over every row of every file what a

@@ -22,7 +22,7 @@ import (
 // lockTable) and, if the target still does not exist, drops a crashed
 // run's built table and sets r.direct.
 func (r *run) lockForBuild(ctx context.Context) error {
-	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil || r.xchg != nil || r.exists ||
+	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil || r.exists ||
 		r.job.Strategy != job.StrategyPartition || len(r.job.Key) > 0 || r.job.LoadedAt != "" {
 		return nil
 	}
@@ -42,6 +42,26 @@ func (r *run) lockForBuild(ctx context.Context) error {
 	}
 	r.built, r.direct = built, true
 	return nil
+}
+
+// buildDDL creates the built table of a direct load on an engine that
+// exchanges partitions (engine.FileInput.BuildDDL): partitioned by the
+// grain, from the staged columns. A partition column the grain cannot
+// partition by is ErrNotBuilt: the input is staged, and the checks say
+// what is wrong with it.
+func (r *run) buildDDL(ctx context.Context) ([]string, error) {
+	cols, err := r.s.columns(ctx, r.sql, r.sql.Ident(stageTable))
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := r.sql.Types.TimeKindOf(colType(cols, r.job.Partition.Column)); !ok {
+		return nil, engine.ErrNotBuilt
+	}
+	by, err := r.partitionBy(cols)
+	if err != nil {
+		return nil, engine.ErrNotBuilt
+	}
+	return r.xchg.CreatePartitioned(r.built, stageTable, r.job.LoadedAt, by), nil
 }
 
 // stagedTable is the table the input was read into, quoted.

@@ -234,9 +234,11 @@ func (r *run) writeBuilt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	deleted, err := r.s.count(ctx, r.sql.Inspect.Count(r.table, where))
-	if err != nil {
-		return err
+	var deleted int64
+	if !r.direct { // loaded there directly: it replaces no rows
+		if deleted, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, where)); err != nil {
+			return err
+		}
 	}
 	if err := r.deletePartition(ctx); err != nil {
 		return err

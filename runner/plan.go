@@ -194,12 +194,16 @@ func (r *run) loadFiles(ctx context.Context, l engine.FileLoader, tx *sql.Tx, in
 		r.s.note(text)
 	}
 	if bl, ok := l.(engine.BuildLoader); ok && r.direct {
+		if r.xchg != nil {
+			in.BuildDDL = r.buildDDL
+		}
 		n, err := bl.LoadFilesBuilt(ctx, stageTable, r.built, in)
-		if !errors.Is(err, engine.ErrNoBuildSchema) {
+		if !errors.Is(err, engine.ErrNoBuildSchema) && !errors.Is(err, engine.ErrNotBuilt) {
 			r.res.RowsIn = n
 			return err
 		}
 		r.built, r.direct = engine.Table{}, false
+		in.BuildDDL = nil
 	}
 	return l.LoadFiles(ctx, tx, stageTable, in)
 }

@@ -60,6 +60,9 @@ type DB struct {
 	s    *session
 	db   *sql.DB
 	conn *sql.Conn
+	// csvParquet sends CSV through the embedded reader and Parquet even
+	// where ClickHouse could parse the files' bytes (tests and benchmarks).
+	csvParquet bool
 }
 
 var (

@@ -59,17 +59,25 @@ const integerRE = `\s*[+-]?[0-9]+\s*`
 // in Go (mayHoldOffset) first rules offsets out in most files, and with
 // them the scan through DuckDB.
 func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
+	return ResolveDescribed(ctx, q, in, nil)
+}
+
+// ResolveDescribed is Resolve given cols, what Describe says of
+// SelectFiles(in) (nil: Resolve describes it): a caller that has described
+// the files saves the sniffer a second reading.
+func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput, cols []engine.Column) (engine.FileInput, error) {
 	if in.Format != "csv" && in.Format != "jsonl" {
 		return in, nil
 	}
 	d := Dialect{}
-	sel, err := d.SelectFiles(in)
-	if err != nil {
-		return in, err
-	}
-	cols, err := Describe(ctx, q, sel)
-	if err != nil {
-		return in, err
+	if cols == nil {
+		sel, err := d.SelectFiles(in)
+		if err != nil {
+			return in, err
+		}
+		if cols, err = Describe(ctx, q, sel); err != nil {
+			return in, err
+		}
 	}
 	var zoneless, integral []engine.Column
 	exactJSON := false

@@ -20,6 +20,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -105,6 +106,7 @@ type Input struct {
 	Columns []Column
 	in      engine.FileInput // as resolved
 	sel     string           // the reader's query of the files
+	read    []engine.Column  // what the reader says of sel's columns
 	rd      *Reader
 	types   Types
 }
@@ -140,7 +142,7 @@ func (rd *Reader) DescribeSample(ctx context.Context, in engine.FileInput, t Typ
 // the input's (a value with a UTC offset in a column declared without
 // one). It uses the reader's connection: nothing else may meanwhile.
 func (in *Input) Resolve(ctx context.Context) (bool, error) {
-	resolved, err := duckdbengine.Resolve(ctx, in.rd.conn, in.in)
+	resolved, err := duckdbengine.ResolveDescribed(ctx, in.rd.conn, in.in, slices.Clone(in.read))
 	if err != nil {
 		return false, err
 	}
@@ -182,7 +184,7 @@ func (rd *Reader) describe(ctx context.Context, in engine.FileInput, unknown map
 		}
 		cols[i] = c
 	}
-	return &Input{Columns: cols, in: in, sel: sel, rd: rd, types: t}, nil
+	return &Input{Columns: cols, in: in, sel: sel, read: read, rd: rd, types: t}, nil
 }
 
 // IsNested reports whether a reader type is a list, array, struct, map or

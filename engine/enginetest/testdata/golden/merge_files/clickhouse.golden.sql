@@ -20,7 +20,7 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+SELECT uniqExact(tuple("order_id")) FROM "idem_stage";
 
 CREATE TEMPORARY TABLE "idem_stage_dedup" ENGINE = Memory AS SELECT * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, coalesce("is_deleted", false) DESC, "status" ASC NULLS LAST, "is_deleted" ASC NULLS LAST LIMIT 1 BY "order_id";
 

@@ -6,37 +6,37 @@ SELECT name FROM system.columns WHERE table = $1 AND database = $2;
 
 SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
 
--- load $DIR/in/events.jsonl into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
-
-DROP TABLE IF EXISTS "idem_stage";
-
-CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullable(String), "n" Nullable(Int64)) ENGINE = Memory;
-
-INSERT INTO "idem_stage" SELECT * FROM file(<the Parquet file>, Parquet);
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
-
-SELECT count(*), count(*) FILTER (WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)), count(*) FILTER (WHERE "ts" IS NULL) FROM "idem_stage";
-
-SELECT toStartOfHour("ts") AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)) AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
-
 SELECT name FROM system.columns WHERE table = $1 AND database = $2;
 
 SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
 
 DROP TABLE IF EXISTS "events__idem_build";
 
+-- load $DIR/in/events.jsonl into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
+
+DROP TABLE IF EXISTS "idem_stage";
+
+CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullable(String), "n" Nullable(Int64)) ENGINE = Memory;
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
 CREATE TABLE IF NOT EXISTS "events__idem_build" ENGINE = MergeTree PARTITION BY toStartOfHour("ts") ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
+
+INSERT INTO "events__idem_build" SELECT * FROM file(<the Parquet file>, Parquet) SETTINGS max_partitions_per_insert_block = 0;
+
+SELECT count() FROM "events__idem_build";
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)), count(*) FILTER (WHERE "ts" IS NULL) FROM "events__idem_build";
+
+SELECT toStartOfHour("ts") AS p, count(*) FROM "events__idem_build" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)) AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 SELECT * FROM "events__idem_build" LIMIT 0;
 
-SELECT count(*) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+DELETE FROM "events__idem_build" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6));
 
-DELETE FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
-
-INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+DELETE FROM "events__idem_build" WHERE "ts" IS NULL;
 
 SELECT count(*) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
 
