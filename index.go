@@ -105,3 +105,60 @@ func covers(have, want []string) bool {
 	slices.Sort(w)
 	return slices.Equal(lead, w)
 }
+
+// LooseKey is a key column of a job's target whose collation ignores what
+// idem does not (engine.TextComparison): keys idem keeps apart, such as
+// abc and ABC, are one key to the table's unique index, and a run that
+// writes both fails on it.
+type LooseKey struct {
+	Table     string `json:"table"`
+	Column    string `json:"column"`
+	Collation string `json:"collation"`
+	// Ignores says what the collation ignores: "case, accents and
+	// trailing spaces", "trailing spaces", ….
+	Ignores string `json:"ignores"`
+	// Alter is the engine's statement that gives the column a bytewise
+	// collation.
+	Alter string `json:"alter"`
+}
+
+// LooseKeys opens j's target read-only and reports its key columns whose
+// collation does not compare byte for byte. A job without a key, a target
+// that does not exist yet, or an engine whose text always compares byte
+// for byte reports none.
+func LooseKeys(ctx context.Context, j *Job, lockTimeout time.Duration) ([]LooseKey, error) {
+	if len(j.Key) == 0 {
+		return nil, nil
+	}
+	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	tc := db.SQL().Text
+	if tc == nil {
+		return nil, nil
+	}
+	t := engine.Table(j.Table())
+	q, args := tc.KeyCollations(t, j.Key)
+	rows, err := db.Conn().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the collations of %s: %w", j.Target.Table, err)
+	}
+	defer rows.Close()
+	var loose []LooseKey
+	for rows.Next() {
+		var col, charset, collation, typ, nullable string
+		if err := rows.Scan(&col, &charset, &collation, &typ, &nullable); err != nil {
+			return nil, err
+		}
+		if what := tc.Ignores(collation); what != "" {
+			loose = append(loose, LooseKey{Table: j.Target.Table, Column: col, Collation: collation, Ignores: what,
+				Alter: tc.BytewiseDDL(t, col, charset, typ, strings.EqualFold(nullable, "YES"))})
+		}
+	}
+	return loose, rows.Err()
+}

@@ -129,7 +129,8 @@ type SQL struct {
 	Records Records
 	Scratch Scratch
 	Diff    Differ
-	Index   Indexer // nil when the engine's storage needs no index (see Indexer)
+	Index   Indexer        // nil when the engine's storage needs no index (see Indexer)
+	Text    TextComparison // nil where text always compares byte for byte
 }
 
 // Stager reads input into temporary tables and shapes the target.

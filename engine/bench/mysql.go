@@ -134,13 +134,3 @@ func ResetDatabase(ctx context.Context, url, database string) error {
 	q := "`" + strings.ReplaceAll(database, "`", "``") + "`"
 	return execMySQL(ctx, url, "DROP DATABASE IF EXISTS "+q, "CREATE DATABASE "+q)
 }
-
-// PingMySQL reports whether a MySQL server answers at url.
-func PingMySQL(ctx context.Context, url string) error {
-	db, err := openMySQL(url)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.PingContext(ctx)
-}

@@ -9,6 +9,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/idemdata/idem/engine/mysql"
 )
 
 // RequireEnv names the servers that must be reachable (comma-separated,
@@ -90,11 +94,23 @@ var Postgres = Server{
 }
 
 // MySQL is the MySQL or MariaDB server the tests use: IDEM_TEST_MYSQL, or
-// the local one. The go-sql-driver "mysql" driver must be registered, as
-// engine/mysql does; the DSN is a mysql:// URL, which Ping converts.
+// the local one. The DSN is a mysql:// URL, opened as idem opens it.
 var MySQL = Server{
 	Name:    "mysql",
 	EnvVar:  "IDEM_TEST_MYSQL",
 	Default: "mysql://root@127.0.0.1:3306/test",
 	Start:   "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd, or docker run -d -p 3306:3306 -e MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1 -e MARIADB_DATABASE=test mariadb:10.11",
+	Ping: func(ctx context.Context, dsn string) error {
+		cfg, err := mysql.Config(dsn, time.Minute)
+		if err != nil {
+			return err
+		}
+		c, err := gomysql.NewConnector(cfg)
+		if err != nil {
+			return err
+		}
+		db := sql.OpenDB(c)
+		defer db.Close()
+		return db.PingContext(ctx)
+	},
 }

@@ -42,9 +42,10 @@ func (d Dialect) tableOptions() string {
 }
 
 var (
-	_ engine.Dialect     = Dialect{}
-	_ engine.Stager      = Dialect{}
-	_ engine.NullSpeller = Dialect{}
+	_ engine.Dialect        = Dialect{}
+	_ engine.Stager         = Dialect{}
+	_ engine.NullSpeller    = Dialect{}
+	_ engine.TextComparison = Dialect{}
 )
 
 // Ident quotes an identifier (ANSI_QUOTES), doubling embedded quotes.
@@ -585,7 +586,7 @@ func sqlFor(d Dialect, crc bool) *engine.SQL {
 	}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: check, Merge: d,
 		Inspect: s, Write: s, Cond: s, Temp: s, Ledger: d, Records: records{s.Standard},
-		Scratch: s, Diff: s}
+		Scratch: s, Diff: s, Text: d}
 }
 
 // The SQL of MariaDB 10.8 and later, of earlier MariaDB, of MySQL 8.0.19
@@ -598,3 +599,76 @@ var (
 	// ignores trailing spaces (docs/engines.md says so).
 	sqlMySQLOld = sqlFor(Dialect{Collation: "utf8mb4_bin"}, false)
 )
+
+// KeyCollations selects the text columns among cols of t with their
+// collations (engine.TextComparison).
+func (d Dialect) KeyCollations(t engine.Table, cols []string) (string, []any) {
+	q := `SELECT column_name, character_set_name, collation_name, column_type, is_nullable FROM information_schema.columns
+WHERE table_schema = %s AND table_name = ? AND collation_name IS NOT NULL AND column_name IN (%s) ORDER BY ordinal_position`
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
+	schema, args := "DATABASE()", []any{t.Name}
+	if t.Schema != "" {
+		schema, args = "?", []any{t.Schema, t.Name}
+	}
+	for _, c := range cols {
+		args = append(args, c)
+	}
+	return fmt.Sprintf(q, schema, marks), args
+}
+
+// Ignores says what a collation ignores, from its name: a _bin collation
+// compares bytes (and ignores trailing spaces unless NO PAD: nopad_bin,
+// MySQL 8's 0900_bin); _ci ignores case, and accents unless _as; _ai
+// ignores accents. MySQL 8's 0900 collations and MariaDB's nopad ones
+// do not ignore trailing spaces; every other one does.
+func (Dialect) Ignores(collation string) string {
+	c := strings.ToLower(collation)
+	if c == "" || c == "binary" {
+		return ""
+	}
+	pad := !strings.Contains(c, "nopad") && !strings.Contains(c, "_0900_")
+	if strings.HasSuffix(c, "_bin") {
+		if pad {
+			return "trailing spaces"
+		}
+		return ""
+	}
+	var what []string
+	if strings.Contains(c, "_ci") {
+		what = append(what, "case")
+	}
+	if strings.Contains(c, "_ai") || (strings.Contains(c, "_ci") && !strings.Contains(c, "_as")) {
+		what = append(what, "accents")
+	}
+	if pad {
+		what = append(what, "trailing spaces")
+	}
+	switch len(what) {
+	case 0:
+		return "differences its language's rules hold equal"
+	case 1:
+		return what[0]
+	}
+	return strings.Join(what[:len(what)-1], ", ") + " and " + what[len(what)-1]
+}
+
+// BytewiseDDL is the ALTER TABLE that gives a column a bytewise, NO PAD
+// collation (the one idem's own tables get; <charset>_bin for a character
+// set other than utf8mb4), spelled with backticks for a client without
+// ANSI_QUOTES.
+func (d Dialect) BytewiseDDL(t engine.Table, col, charset, typ string, nullable bool) string {
+	collation := d.Collate()
+	if !strings.EqualFold(charset, "utf8mb4") {
+		collation = charset + "_bin"
+	}
+	tick := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+	table := tick(t.Name)
+	if t.Schema != "" {
+		table = tick(t.Schema) + "." + table
+	}
+	s := fmt.Sprintf("ALTER TABLE %s MODIFY %s %s CHARACTER SET %s COLLATE %s", table, tick(col), typ, charset, collation)
+	if !nullable {
+		s += " NOT NULL"
+	}
+	return s
+}

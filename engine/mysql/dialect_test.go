@@ -81,3 +81,31 @@ func TestCollationByServer(t *testing.T) {
 		require.Contains(t, dl.CreateTable(engine.Table{Name: "idem_runs"}, engine.TableDef{Key: []string{"job"}}), "COLLATE="+want, version)
 	}
 }
+
+// What a collation ignores, read from its name, and the ALTER that makes
+// a column bytewise.
+func TestCollationIgnores(t *testing.T) {
+	d := Dialect{}
+	for collation, want := range map[string]string{
+		"utf8mb4_general_ci":          "case, accents and trailing spaces",
+		"utf8mb4_unicode_ci":          "case, accents and trailing spaces",
+		"utf8mb4_unicode_nopad_ci":    "case and accents",
+		"utf8mb4_0900_ai_ci":          "case and accents",
+		"utf8mb4_0900_as_ci":          "case",
+		"utf8mb4_0900_as_cs":          "differences its language's rules hold equal",
+		"latin1_swedish_ci":           "case, accents and trailing spaces",
+		"utf8mb4_bin":                 "trailing spaces",
+		"latin1_bin":                  "trailing spaces",
+		"utf8mb4_nopad_bin":           "",
+		"utf8mb4_0900_bin":            "",
+		"binary":                      "",
+		"utf8mb4_uca1400_nopad_as_cs": "differences its language's rules hold equal",
+	} {
+		require.Equal(t, want, d.Ignores(collation), collation)
+	}
+	tbl := engine.Table{Schema: "s`x", Name: "t"}
+	require.Equal(t, "ALTER TABLE `s``x`.`t` MODIFY `c` varchar(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL",
+		d.BytewiseDDL(tbl, "c", "utf8mb4", "varchar(8)", false))
+	require.Equal(t, "ALTER TABLE `t` MODIFY `c` text CHARACTER SET latin1 COLLATE latin1_bin",
+		d.BytewiseDDL(engine.Table{Name: "t"}, "c", "latin1", "text", true))
+}

@@ -1,11 +1,13 @@
 package mysql_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/mysql"
 	"github.com/idemdata/idem/job"
@@ -69,4 +71,48 @@ func TestURLWithDriverDSNIsRefused(t *testing.T) {
 	require.ErrorIs(t, err, job.ErrURL)
 	require.NotContains(t, err.Error(), "S3cr3t")
 	require.Contains(t, err.Error(), "mysql://user@host:3306/database")
+}
+
+// A key column of a table idem did not make keeps its collation. One that
+// ignores case (the server's default) makes abc and ABC one key to the
+// table's unique index: `lint --target` names the column, what its
+// collation ignores and the ALTER that fixes it; a run that writes both
+// fails with a message that says why, and changes nothing. After the
+// ALTER, lint finds nothing and the run keeps the two keys apart.
+func TestLooseKeyCollation(t *testing.T) {
+	const job = `job: orders_merge
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [order_code]
+latest_by: updated_at
+`
+	e := enginetest.NewEnv(t, harness)
+	e.Exec(`CREATE DATABASE IF NOT EXISTS `+e.Schema,
+		`CREATE TABLE `+e.Sales("orders")+` (order_code VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL,
+  status TEXT, updated_at DATETIME(6), UNIQUE KEY uk (order_code))`)
+	e.Write("in/2026-11-28.csv", "order_code,status,updated_at\nabc,placed,2026-11-28 08:00:00\n")
+	e.Write("in/2026-11-29.csv", "order_code,status,updated_at\nABC,shipped,2026-11-29 08:00:00\n")
+	j := e.Job(job)
+
+	loose, err := idem.LooseKeys(context.Background(), j, time.Minute)
+	require.NoError(t, err)
+	alter := "ALTER TABLE `" + e.Schema + "`.`orders` MODIFY `order_code` varchar(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL"
+	require.Equal(t, []idem.LooseKey{{Table: e.Sales("orders"), Column: "order_code", Collation: "utf8mb4_general_ci",
+		Ignores: "case, accents and trailing spaces", Alter: alter}}, loose)
+
+	e.MustRun(j, "2026-11-28")
+	before := e.Checksum("")
+	_, err = e.Run(j, "2026-11-29")
+	require.ErrorContains(t, err, "Duplicate entry 'ABC'")
+	require.ErrorContains(t, err, "whose collation ignores case, accents or trailing spaces (idem lint --target names it")
+	require.Equal(t, before, e.Checksum(""), "nothing changed")
+
+	e.Exec(alter)
+	loose, err = idem.LooseKeys(context.Background(), j, time.Minute)
+	require.NoError(t, err)
+	require.Empty(t, loose)
+	r := e.MustRun(j, "2026-11-29")
+	require.Equal(t, int64(1), r.Inserted)
+	require.Equal(t, []string{"ABC|shipped", "abc|placed"}, e.Rows("", "order_code", "status"))
 }

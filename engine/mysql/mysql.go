@@ -379,6 +379,11 @@ func (d *DB) Interpret(err error) error {
 		return fmt.Errorf("%w: a lock another session holds was not released within --lock-timeout: %w", engine.ErrLocked, err)
 	case 1213: // ER_LOCK_DEADLOCK
 		return fmt.Errorf("%w: a deadlock with another session: %w", engine.ErrLocked, err)
+	case 1062: // ER_DUP_ENTRY
+		// The rows a run writes have one row per key, byte for byte: a
+		// unique index that still finds two equal is on other columns, or
+		// its collation ignores case, accents or trailing spaces.
+		return fmt.Errorf("%w: a unique index of the table holds two of the rows as equal; idem keeps keys apart byte for byte, so either the index's column is text whose collation ignores case, accents or trailing spaces (idem lint --target names it and the ALTER that fixes it), or the index is on columns other than the job's key", err)
 	}
 	return err
 }

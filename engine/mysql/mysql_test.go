@@ -19,18 +19,7 @@ import (
 )
 
 // server is the MariaDB or MySQL server the tests use (IDEM_TEST_MYSQL).
-var server = func() enginetest.Server {
-	s := enginetest.MySQL
-	s.Ping = func(ctx context.Context, dsn string) error {
-		db, err := adminDB(dsn)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		return db.PingContext(ctx)
-	}
-	return s
-}()
+var server = enginetest.MySQL
 
 // adminDB opens a mysql:// URL with the driver directly, for setup.
 func adminDB(url string) (*sql.DB, error) {

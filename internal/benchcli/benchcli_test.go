@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemdata/idem/engine/bench"
 	"github.com/idemdata/idem/engine/clickhouse"
 	"github.com/idemdata/idem/engine/enginetest"
 )
@@ -92,11 +91,7 @@ func TestTinyRun(t *testing.T) {
 }
 
 // mysqlServer is the MariaDB or MySQL server (IDEM_TEST_MYSQL).
-var mysqlServer = func() enginetest.Server {
-	s := enginetest.MySQL
-	s.Ping = bench.PingMySQL
-	return s
-}()
+var mysqlServer = enginetest.MySQL
 
 func pgDSN() string {
 	if d := os.Getenv(enginetest.Postgres.EnvVar); d != "" {

@@ -73,6 +73,15 @@ read.`,
 				for _, m := range missing {
 					printMissingIndex(stdout, path, m, asJSON)
 				}
+				loose, err := idem.LooseKeys(cmd.Context(), j, lockTimeout)
+				if err != nil {
+					fmt.Fprintf(stderr, "idem: %s: %v\n", path, err)
+					code = max(code, exitCode(err))
+					continue
+				}
+				for _, k := range loose {
+					printLooseKey(stdout, path, k, asJSON)
+				}
 			}
 			if code != ExitOK {
 				return &exitError{code, errQuiet}
@@ -101,4 +110,19 @@ func printMissingIndex(w io.Writer, path string, m idem.MissingIndex, asJSON boo
 		return
 	}
 	fmt.Fprintf(w, "%s: %s: missing-index: %s — do instead: %s\n", path, lint.SeverityWarning, msg, instead)
+}
+
+// printLooseKey prints a key column whose collation is not bytewise as a
+// warning finding.
+func printLooseKey(w io.Writer, path string, k idem.LooseKey, asJSON bool) {
+	msg := fmt.Sprintf("key column %s of table %s has the collation %s, which ignores %s: keys idem keeps apart (it compares them byte for byte) are one key to the table, and a run that writes two of them fails on its unique index",
+		k.Column, k.Table, k.Collation, k.Ignores)
+	instead := "give the column a bytewise collation (keep its DEFAULT and COMMENT, if it has them): " + k.Alter
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{"file": path, "severity": lint.SeverityWarning, "name": "key-collation",
+			"message": msg, "instead": instead, "column": k})
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(w, "%s: %s: key-collation: %s — do instead: %s\n", path, lint.SeverityWarning, msg, instead)
 }

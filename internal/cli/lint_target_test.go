@@ -2,15 +2,20 @@ package cli_test
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/engine/mysql"
 )
 
 // TestLintTargetMissingIndex: lint --target warns about a table idem did
@@ -85,4 +90,68 @@ func TestLintTargetMissingIndex(t *testing.T) {
 	code, out, errOut = run(t, "lint", "--target", "--json", p)
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, out, "missing-index")
+}
+
+// TestLintTargetKeyCollation: lint --target warns about a MySQL key column
+// whose collation ignores case, accents or trailing spaces, with the
+// ALTER that fixes it, in text and in JSON; a column of a bytewise
+// collation, and a numeric key, get no warning.
+func TestLintTargetKeyCollation(t *testing.T) {
+	dsn := enginetest.MySQL.DSN(t)
+	cfg, err := mysql.Config(dsn, time.Minute)
+	require.NoError(t, err)
+	cfg.DBName = ""
+	c, err := gomysql.NewConnector(cfg)
+	require.NoError(t, err)
+	db := sql.OpenDB(c)
+	defer db.Close()
+	name := fmt.Sprintf("idem_lint_coll_%d", os.Getpid())
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name,
+		"CREATE TABLE " + name + ".ci (code VARCHAR(12) COLLATE utf8mb4_general_ci, d DATE, UNIQUE KEY (code))",
+		"CREATE TABLE " + name + ".padded (code VARCHAR(12) COLLATE utf8mb4_bin NOT NULL, d DATE, UNIQUE KEY (code))",
+		"CREATE TABLE " + name + ".bytewise (code VARCHAR(12) COLLATE utf8mb4_nopad_bin, d DATE, UNIQUE KEY (code))",
+		"CREATE TABLE " + name + ".numeric (code BIGINT, d DATE, UNIQUE KEY (code))"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + name) })
+	base, _, _ := strings.Cut(dsn, "?")
+	target := base[:strings.LastIndex(base, "/")+1] + name
+
+	dir := t.TempDir()
+	var paths []string
+	for _, table := range []string{"ci", "padded", "bytewise", "numeric"} {
+		p := filepath.Join(dir, table+".yaml")
+		body := fmt.Sprintf("idem: 1\njob: %s\ntarget:\n  url: %q\n  table: %s\nsource:\n  files: in.csv\nstrategy: merge\nkey: [code]\nlatest_by: d\n", table, target, table)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		paths = append(paths, p)
+	}
+	code, out, errOut := run(t, append([]string{"lint", "--target"}, paths...)...)
+	require.Equal(t, 0, code, errOut)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "key-collation") {
+			lines = append(lines, l)
+		}
+	}
+	require.Len(t, lines, 2, out)
+	require.Contains(t, lines[0], "ci.yaml: warning: key-collation: key column code of table ci has the collation utf8mb4_general_ci, which ignores case, accents and trailing spaces")
+	require.Contains(t, lines[0], "ALTER TABLE `ci` MODIFY `code` varchar(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
+	require.NotContains(t, lines[0], "NOT NULL")
+	require.Contains(t, lines[1], "padded.yaml: warning: key-collation: key column code of table padded has the collation utf8mb4_bin, which ignores trailing spaces")
+	require.Contains(t, lines[1], "COLLATE utf8mb4_nopad_bin NOT NULL")
+
+	code, out, errOut = run(t, "lint", "--target", "--json", paths[0])
+	require.Equal(t, 0, code, errOut)
+	var found map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if m["name"] == "key-collation" {
+			found = m
+		}
+	}
+	require.NotNil(t, found, out)
+	require.Equal(t, "warning", found["severity"])
+	require.Equal(t, "utf8mb4_general_ci", found["column"].(map[string]any)["collation"])
 }

@@ -13,18 +13,13 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemdata/idem/engine/bench"
 	"github.com/idemdata/idem/engine/clickhouse"
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/mysql"
 )
 
 // mysqlServer is the MariaDB or MySQL server the tests use (IDEM_TEST_MYSQL).
-var mysqlServer = func() enginetest.Server {
-	s := enginetest.MySQL
-	s.Ping = bench.PingMySQL
-	return s
-}()
+var mysqlServer = enginetest.MySQL
 
 // mysqlTarget makes MySQL targets: each a database of its own, idem_f_…,
 // holding the table (unqualified, so in the URL's database) and the
