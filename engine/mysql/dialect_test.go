@@ -72,7 +72,7 @@ func TestCollationByServer(t *testing.T) {
 		"5.7.44-log":                 "utf8mb4_bin",
 	} {
 		d := &DB{version: version}
-		dl := d.SQL().Dialect.(Dialect)
+		dl := d.dialect()
 		require.Equal(t, want, dl.Collate(), version)
 		tbl := engine.Table{Schema: "s", Name: "t"}
 		create := strings.Join(dl.CreateTableFrom(tbl, "idem_stage", ""), ";\n")

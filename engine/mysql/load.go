@@ -175,7 +175,9 @@ type loader struct {
 // cannot take it or the types do not hold: then the caller drops the
 // staging table it made and loads again with the types that do.
 func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool) (bool, error) {
-	dl, q, stage, rec := Dialect{}, l.q, l.stage, l.rec
+	// The server's dialect: the built table's collation is the server's
+	// (MySQL 8 has no utf8mb4_nopad_bin).
+	dl, q, stage, rec := l.d.dialect(), l.q, l.stage, l.rec
 	l.loaded = 0
 	cols := src.Columns
 	types := make([]string, len(cols))
@@ -211,7 +213,7 @@ func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool)
 		rec(engine.LoadNote(l.in.Paths, dl.Ident(stage), fmt.Sprintf(
 			"via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of %d)", filereader.BatchRows)))
 	}
-	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) %s", dl.Ident(stage), strings.Join(defs, ", "), l.d.SQL().Dialect.(Dialect).tableOptions())
+	create := fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) %s", dl.Ident(stage), strings.Join(defs, ", "), dl.tableOptions())
 	rec(create)
 	if _, err := q.ExecContext(ctx, create); err != nil {
 		return false, fmt.Errorf("creating the staging table: %w", err)

@@ -185,6 +185,9 @@ func (d *DB) SQL() *engine.SQL {
 	return sqlText
 }
 
+// dialect is the server's Dialect: its collation and upsert spelling.
+func (d *DB) dialect() Dialect { return d.SQL().Dialect.(Dialect) }
+
 // hasCRC32C reports whether a server (VERSION()) is MariaDB 10.8 or later,
 // which has CRC32C(); MySQL has none.
 func hasCRC32C(version string) bool {
