@@ -430,6 +430,13 @@ type TypeChecker interface {
 	CheckType(ctx context.Context, typ string) error
 }
 
+// ZoneChecker is an optional DB ability of an engine that converts time
+// zones with tables of its own (MySQL's CONVERT_TZ): it reports whether
+// the database knows an IANA zone, saying how to teach it when not.
+type ZoneChecker interface {
+	CheckZone(ctx context.Context, zone string) error
+}
+
 // ErrorInterpreter is an optional DB ability: it maps the driver's errors
 // onto the sentinels above (a lock timeout in any statement becomes
 // ErrLocked), keeping the original in the chain.

@@ -122,6 +122,9 @@ func (p Pos) At(line, col int) (int, int) {
 // Positions records where the values lint reports on start in the job file.
 type Positions struct {
 	Query, Files, Strategy, Key Pos
+	// Timezone is partition.timezone's, named when the target database
+	// does not know the zone.
+	Timezone Pos
 	// Columns is the line of each key under columns:, so a problem found
 	// at run time (a typo'd column) names its line.
 	Columns map[string]int
@@ -172,6 +175,7 @@ func recordPositions(doc *yaml.Node, data []byte) Positions {
 		Files:    pos("source", "files"),
 		Strategy: pos("strategy"),
 		Key:      pos("key"),
+		Timezone: pos("partition", "timezone"),
 		Columns:  cols,
 	}
 }

@@ -239,8 +239,9 @@ func (r *run) lockScope() engine.LockScope {
 	return s
 }
 
-// checkColumnTypes refuses a columns: type the target database does not
-// know, as a job-file error (exit 2) before anything is read or written.
+// checkColumnTypes refuses a columns: type, or a partition.timezone, the
+// target database does not know, as a job-file error (exit 2) before
+// anything is read or written.
 func (r *run) checkColumnTypes(ctx context.Context) error {
 	ps, err := r.headerProblems()
 	if err != nil {
@@ -264,6 +265,15 @@ func (r *run) checkColumnTypes(ctx context.Context) error {
 				return err
 			}
 			ps = append(ps, job.Problem{Path: "columns." + c, Line: r.job.Pos.Columns[c], Msg: fmt.Sprintf("%q is not a type the target database knows: %v", typ, firstLine(err))})
+		}
+	}
+	if zc, ok := r.db.(engine.ZoneChecker); ok && r.job.Partition.Timezone != "" {
+		if err := zc.CheckZone(ctx, r.job.Partition.Timezone); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			ps = append(ps, job.Problem{Path: "partition.timezone", Line: r.job.Pos.Timezone.Line,
+				Msg: fmt.Sprintf("%q is not a zone the target database knows: %v", r.job.Partition.Timezone, firstLine(err))})
 		}
 	}
 	if len(ps) > 0 {

@@ -17,6 +17,7 @@ var formatCases = []testCase{
 	{"FileFormatsAgree", testFileFormats},
 	{"ColumnsOverrideInferredTypes", testColumnsOverride},
 	{"TimezoneWindow", testTimezoneWindow},
+	{"TimezoneWindowAcrossDaylightSaving", testTimezoneDST},
 }
 
 const formatJob = `job: formats
@@ -127,4 +128,43 @@ columns:
 	require.Equal(t, []runner.PartitionRows{{Partition: "2026-11-27", Rows: 1}, {Partition: "2026-11-29", Rows: 1}}, r.OutOfWindow,
 		"other rows are reported by their Berlin day")
 	require.Equal(t, []string{"2", "3"}, e.Rows("", "id"))
+}
+
+// A zone's day is 23 or 25 hours long when its clocks change: Berlin's
+// 2026-03-29 runs from 23:00Z on the 28th to 22:00Z on the 29th, its
+// 2026-10-25 from 22:00Z on the 24th to 23:00Z on the 25th. Each row lands
+// in its Berlin day, none is lost at either end of a short or long day,
+// and the rows of the other days are reported by their Berlin day.
+func testTimezoneDST(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/e.csv", "id,ts\n"+
+		"1,2026-03-28T22:59:59Z\n"+ // 23:59:59 CET on the 28th
+		"2,2026-03-28T23:00:00Z\n"+ // 00:00 CET, the 29th starts
+		"3,2026-03-29T00:59:59Z\n"+ // 01:59:59 CET, just before the change
+		"4,2026-03-29T01:00:00Z\n"+ // 03:00 CEST, just after it
+		"5,2026-03-29T21:59:59Z\n"+ // 23:59:59 CEST, the short day's last second
+		"6,2026-03-29T22:00:00Z\n"+ // 00:00 CEST on the 30th
+		"7,2026-10-24T21:59:59Z\n"+ // 23:59:59 CEST on the 24th
+		"8,2026-10-24T22:00:00Z\n"+ // 00:00 CEST, the 25th starts
+		"9,2026-10-25T00:30:00Z\n"+ // 02:30 CEST, the first 02:30
+		"10,2026-10-25T01:30:00Z\n"+ // 02:30 CET, the second
+		"11,2026-10-25T22:59:59Z\n"+ // 23:59:59 CET, the long day's last second
+		"12,2026-10-25T23:00:00Z\n") // 00:00 CET on the 26th
+	j := e.Job(`job: zoned_dst
+source:
+  files: in/e.csv
+strategy: partition
+partition:
+  column: ts
+  timezone: Europe/Berlin
+columns:
+  ts: TIMESTAMPTZ
+`)
+	r := e.MustRun(j, "2026-03-29")
+	require.Equal(t, int64(4), r.RowCount)
+	require.Equal(t, []runner.PartitionRows{{Partition: "2026-03-28", Rows: 1}, {Partition: "2026-03-30", Rows: 1},
+		{Partition: "2026-10-24", Rows: 1}, {Partition: "2026-10-25", Rows: 4}, {Partition: "2026-10-26", Rows: 1}}, r.OutOfWindow)
+	r = e.MustRun(j, "2026-10-25")
+	require.Equal(t, int64(4), r.RowCount)
+	require.Equal(t, []string{"10", "11", "2", "3", "4", "5", "8", "9"}, e.Rows("", "id"))
 }

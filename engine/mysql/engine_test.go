@@ -116,3 +116,31 @@ latest_by: updated_at
 	require.Equal(t, int64(1), r.Inserted)
 	require.Equal(t, []string{"ABC|shipped", "abc|placed"}, e.Rows("", "order_code", "status"))
 }
+
+// partition.timezone converts with CONVERT_TZ, which returns NULL for a
+// zone the server's time zone tables do not hold (all of them until the
+// tables are loaded): the run is refused as a job-file error naming the
+// zone and how to load the tables, before anything is read or written.
+// "Factory" is in the system's zoneinfo (Go knows it) and not in the
+// tables mysql_tzinfo_to_sql loads.
+func TestZoneTheServerDoesNotKnow(t *testing.T) {
+	e := enginetest.NewEnv(t, harness)
+	e.Write("in/e.csv", "id,ts\n1,2026-11-28T10:00:00Z\n")
+	j := e.Job(`job: zoned
+source:
+  files: in/e.csv
+strategy: partition
+partition:
+  column: ts
+  timezone: Factory
+columns:
+  ts: TIMESTAMPTZ
+`)
+	tr := e.Trace()
+	_, err := e.Run(j, "2026-11-28")
+	var je *job.Error
+	require.ErrorAs(t, err, &je)
+	require.ErrorContains(t, err, `partition.timezone: "Factory" is not a zone the target database knows: the server's time zone tables do not hold it`)
+	require.ErrorContains(t, err, "mysql_tzinfo_to_sql /usr/share/zoneinfo | mysql -u root mysql")
+	require.Equal(t, tr, e.Trace(), "nothing written")
+}

@@ -410,6 +410,23 @@ func lostConnection(err error) error {
 	return nil
 }
 
+var _ engine.ZoneChecker = (*DB)(nil)
+
+// CheckZone reports whether the server's time zone tables know zone:
+// CONVERT_TZ, which partition.timezone's day needs, returns NULL for a
+// zone they do not hold, and they are empty until loaded.
+func (d *DB) CheckZone(ctx context.Context, zone string) error {
+	var ok sql.NullBool
+	err := d.conn.QueryRowContext(ctx, "SELECT CONVERT_TZ(TIMESTAMP '2000-01-01 00:00:00', '+00:00', ?) IS NOT NULL", zone).Scan(&ok)
+	if err != nil {
+		return err
+	}
+	if !ok.Bool {
+		return errors.New("the server's time zone tables do not hold it (CONVERT_TZ returns NULL); load them: mysql_tzinfo_to_sql /usr/share/zoneinfo | mysql -u root mysql")
+	}
+	return nil
+}
+
 // CheckType reports whether typ can be used: the embedded reader that
 // loads files knows it (DOUBLE, HUGEINT), mapping it to a MySQL type, or
 // the server does (a temporary table with a column of it can be made).
