@@ -411,6 +411,13 @@ func IsFloat(sqlType string) bool {
 // it to exit 130.
 var ErrInterrupted = errors.New("interrupted; the target is unchanged")
 
+// BadValue is a value of the input an engine's reader refuses, its
+// message naming file, line, column and value: the runner reports it as
+// it is, rather than looking for a fault of its own in the files.
+type BadValue struct{ Msg string }
+
+func (b *BadValue) Error() string { return b.Msg }
+
 // ErrUnavailable marks a target that could not be reached (connection
 // refused, a host that does not resolve, a timeout): nothing was tried, and
 // a later attempt may work. The CLI maps it to exit 75.

@@ -340,6 +340,9 @@ func (r *run) readError(files []string, err error) error {
 	if in, ok := r.db.(engine.ErrorInterpreter); ok && errors.Is(in.Interpret(err), engine.ErrConnLost) {
 		return err
 	}
+	if bv := (*engine.BadValue)(nil); errors.As(err, &bv) {
+		return &InputError{Msg: bv.Msg, Err: err}
+	}
 	if bad := r.explainFiles(files); bad != nil {
 		return located(bad, err)
 	}

@@ -3,6 +3,7 @@ package duckdb
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -79,10 +80,13 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			return in, err
 		}
 	}
-	var zoneless, integral []engine.Column
+	var zoneless, integral, zoned []engine.Column
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
+		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestampTZ {
+			zoned = append(zoned, c)
+		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
 			zoneless = append(zoneless, c)
 		}
@@ -100,7 +104,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		zoneless = nil // no value can carry an offset: no scan for one
 	}
 	if len(zoneless)+len(integral) == 0 && !exactJSON {
-		return in, nil
+		return in, checkZoned(ctx, q, in, zoned)
 	}
 
 	// One pass over the files as text: for each zoneless column, the least
@@ -133,7 +137,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	}
 	if len(aggs) == 0 {
 		in.Columns = cols
-		return in, nil
+		return in, checkZoned(ctx, q, in, zoned)
 	}
 	vals := make([]any, len(aggs))
 	ptrs := make([]any, len(aggs))
@@ -157,6 +161,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			return in, zonedError(ctx, q, in, c.Name, t, value)
 		}
 		types[c.Name] = "TIMESTAMPTZ"
+		zoned = append(zoned, c)
 	}
 	for i, c := range integral {
 		bad, digits := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
@@ -174,7 +179,76 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		}
 		in.Columns = cols
 	}
-	return in, nil
+	return in, checkZoned(ctx, q, in, zoned)
+}
+
+// namedZoneRE finds the zone name a date and time text ends with
+// (CET, Europe/Berlin; UTC and GMT too, told apart by the caller).
+const namedZoneRE = `[0-9]\s*([A-Za-z][A-Za-z0-9_/+-]+)\s*$`
+
+// checkZoned reads every value of the columns read as TIMESTAMPTZ (zoned)
+// as text, for two things DuckDB's reader (its ICU cast, which DuckDB 1.5
+// uses for TIMESTAMPTZ text) gets wrong without a word:
+//
+//   - a value it cannot parse ("soon", an offset after a space) becomes
+//     NULL, where every other type's reading fails and names the line;
+//   - after a value that names its zone (CET, Europe/Berlin), the values
+//     of the same vector without a zone are read in that zone instead of
+//     UTC: "2026-11-28 10:00:00" after "… CET" becomes 09:00Z.
+//
+// Either is refused, naming the file, line and value; UTC and GMT, which
+// are the reader's own zone, are not. It costs one scan of the files as
+// text when they have such a column.
+func checkZoned(ctx context.Context, q engine.Querier, in engine.FileInput, zoned []engine.Column) error {
+	if len(zoned) == 0 || (in.Format != "csv" && in.Format != "jsonl") {
+		return nil
+	}
+	d := Dialect{}
+	var aggs []string
+	for _, c := range zoned {
+		v := d.Ident(c.Name)
+		if in.Format == "jsonl" {
+			v = "(json ->> " + d.String(`$."`+strings.ReplaceAll(c.Name, `"`, `\"`)+`"`) + ")"
+		}
+		aggs = append(aggs,
+			fmt.Sprintf("min(%s) FILTER (WHERE trim(%s) <> '' AND TRY_CAST(%s AS TIMESTAMPTZ) IS NULL)", v, v, v),
+			fmt.Sprintf("min(%s) FILTER (WHERE lower(regexp_extract(%s, %s, 1)) NOT IN ('', 'utc', 'gmt', 'z'))", v, v, d.String(namedZoneRE)))
+	}
+	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
+	if in.Format == "jsonl" {
+		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+	}
+	vals := make([]sql.NullString, len(aggs))
+	ptrs := make([]any, len(aggs))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := q.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s", strings.Join(aggs, ", "), from)).Scan(ptrs...); err != nil {
+		return err
+	}
+	for i, c := range zoned {
+		bad, named := vals[2*i], vals[2*i+1]
+		switch {
+		case bad.Valid:
+			return zonedValueError(ctx, q, in, c.Name, bad.String, "is not a date and time with a UTC offset (like 2026-11-28 13:45:00+01:00)")
+		case named.Valid:
+			return zonedValueError(ctx, q, in, c.Name, named.String,
+				"names its time zone: write its UTC offset instead (like 2026-11-28 13:45:00+01:00); the embedded DuckDB that reads the files reads the values after a zone name in that zone")
+		}
+	}
+	return nil
+}
+
+// zonedValueError names the file and line of value in column col.
+func zonedValueError(ctx context.Context, q engine.Querier, in engine.FileInput, col, value, what string) error {
+	where := strings.Join(in.Paths, ", ")
+	for _, file := range in.Paths {
+		if line, err := findLine(ctx, q, in, file, col, value); err == nil && line > 0 {
+			where = fmt.Sprintf("%s line %d", file, line)
+			break
+		}
+	}
+	return &engine.BadValue{Msg: fmt.Sprintf("%s: column %q: %q %s", where, col, value, what)}
 }
 
 func toInt(v any) int64 {

@@ -23,6 +23,7 @@ var faithfulCases = []testCase{
 	{"TargetNotADatabase", testTargetNotADatabase},
 	{"OffsetRowEarlyOrLateSameTable", testOffsetEarlyOrLate},
 	{"OffsetInTimestampColumnRefused", testOffsetRefused},
+	{"ZonedTimestampsReadStrictly", testZonedStrict},
 	{"TimestampTZIndependentOfHostTZ", testHostTZ},
 	{"BigIntegerKeysKeepIdentity", testBigKeys},
 	{"FloatKeyRefused", testFloatKeyRefused},
@@ -300,4 +301,70 @@ key: [id]
 	require.ErrorAs(t, err, &je)
 	require.Contains(t, err.Error(), `key[0]: column "id" is read as`)
 	require.Contains(t, err.Error(), "source.query")
+}
+
+// A TIMESTAMPTZ column (declared, or typed so from its offsets) is read
+// strictly: a value that is not a date and time with an offset is refused
+// by file and line, whether in the sniffer's sample or far after it, in
+// CSV and JSON Lines, where DuckDB's reader would make it NULL; so is a
+// value naming its zone (CET, Europe/Paris), after which DuckDB's reader
+// takes the zoneless values in that zone. UTC, GMT and Z name the zone
+// zoneless values are read in, and load; an empty field is NULL. The
+// target is unchanged by every refusal.
+func testZonedStrict(t *testing.T, h Harness) {
+	const body = `job: zoned
+source:
+  files: in/x.csv
+strategy: partition
+partition:
+  column: day
+`
+	good := "id,day,ts\n1,2024-05-01,2024-05-01 10:00:00+01\n"
+	rows := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%d,2024-05-01,2024-05-01 10:00:00+01\n", i+10)
+		}
+		return b.String()
+	}
+	// An offset after a space makes the sniffer read the column as text,
+	// which an engine then casts as it can (ClickHouse reads it right): it
+	// is tried in a declared column only.
+	bads := []struct{ name, text, line, value, what string }{
+		{"bad in sample", good + "2,2024-05-01,soon\n", "3", "soon", "is not a date"},
+		{"bad past sample", good + rows(beyondSample) + "2,2024-05-01,soon\n", fmt.Sprint(beyondSample + 3), "soon", "is not a date"},
+		{"offset after a space", good + "2,2024-05-01,2024-05-01 10:00:00 -00:30\n", "3", "2024-05-01 10:00:00 -00:30", "is not a date"},
+		{"zone name", good + "2,2024-05-01,2024-05-01 10:00:00 CET\n3,2024-05-01,2024-05-01 10:00:00\n", "3", "2024-05-01 10:00:00 CET", "names its time zone"},
+		{"IANA zone name past sample", good + rows(beyondSample) + "2,2024-05-01,2024-05-01 10:00:00 Europe/Paris\n", fmt.Sprint(beyondSample + 3), "2024-05-01 10:00:00 Europe/Paris", "names its time zone"},
+	}
+	for _, declared := range []bool{false, true} {
+		b := body
+		if declared {
+			b += "columns:\n  ts: TIMESTAMPTZ\n"
+		}
+		e, j := loaded(t, h, b, good)
+		for _, c := range bads {
+			if testing.Short() && c.name != "bad past sample" && c.name != "zone name" {
+				continue // -short: one of each kind
+			}
+			if !declared && c.name == "offset after a space" {
+				continue
+			}
+			p := e.Write("in/x.csv", c.text)
+			e.requireRefused(j, "2024-05-01", 1, fmt.Sprintf("%s line %s: column \"ts\": %q %s", p, c.line, c.value, c.what))
+		}
+		e.Write("in/x.csv", good+"2,2024-05-01,2024-05-01 10:00:00 UTC\n3,2024-05-01,2024-05-01 10:00:00Z\n4,2024-05-01,\n5,2024-05-01,2024-05-01 10:00:00\n6,2024-05-01,2024-05-01 10:00:00 GMT\n")
+		e.MustRun(j, "2024-05-01")
+		require.Equal(t, 6, len(e.Rows("", "id")), "an empty field is NULL, the rest load")
+		n := e.Checksum(`"ts" IS NULL`)
+		require.Equal(t, int64(1), n.Rows, "only the empty field is NULL")
+	}
+
+	// JSON Lines, declared: a value that is no instant is refused by line.
+	e := NewEnv(t, h)
+	e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","ts":"2024-05-01 10:00:00+01"}`+"\n")
+	j := e.Job(strings.Replace(body, "in/x.csv", "in/x.jsonl", 1) + "columns:\n  ts: TIMESTAMPTZ\n")
+	e.MustRun(j, "2024-05-01")
+	p := e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","ts":"2024-05-01 10:00:00+01"}`+"\n"+`{"id":2,"day":"2024-05-01","ts":"2024-05-01 10:00:00 CET"}`+"\n")
+	e.requireRefused(j, "2024-05-01", 1, p+` line 2: column "ts": "2024-05-01 10:00:00 CET" names its time zone`)
 }
