@@ -84,7 +84,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
-		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestampTZ {
+		if zonedType(c.Type) {
 			zoned = append(zoned, c)
 		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
@@ -161,7 +161,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			return in, zonedError(ctx, q, in, c.Name, t, value)
 		}
 		types[c.Name] = "TIMESTAMPTZ"
-		zoned = append(zoned, c)
+		zoned = append(zoned, engine.Column{Name: c.Name, Type: "TIMESTAMPTZ"})
 	}
 	for i, c := range integral {
 		bad, digits := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
@@ -186,9 +186,24 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 // (CET, Europe/Berlin; UTC and GMT too, told apart by the caller).
 const namedZoneRE = `[0-9]\s*([A-Za-z][A-Za-z0-9_/+-]+)\s*$`
 
-// checkZoned reads every value of the columns read as TIMESTAMPTZ (zoned)
-// as text, for two things DuckDB's reader (its ICU cast, which DuckDB 1.5
-// uses for TIMESTAMPTZ text) gets wrong without a word:
+// zonedType reports a type whose text DuckDB's readers parse with the
+// zone-aware cast that checkZoned guards.
+func zonedType(typ string) bool {
+	switch strings.ToUpper(typ) {
+	case "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE", "TIMETZ", "TIME WITH TIME ZONE":
+		return true
+	}
+	return false
+}
+
+func isTimeTZ(typ string) bool {
+	t := strings.ToUpper(typ)
+	return t == "TIMETZ" || t == "TIME WITH TIME ZONE"
+}
+
+// checkZoned reads every value of the columns read as TIMESTAMPTZ or
+// TIMETZ (zoned) as text, for two things DuckDB's reader (its ICU cast,
+// which DuckDB 1.5 uses for such text) gets wrong without a word:
 //
 //   - a value it cannot parse ("soon", an offset after a space) becomes
 //     NULL, where every other type's reading fails and names the line;
@@ -211,7 +226,7 @@ func checkZoned(ctx context.Context, q engine.Querier, in engine.FileInput, zone
 			v = "(json ->> " + d.String(`$."`+strings.ReplaceAll(c.Name, `"`, `\"`)+`"`) + ")"
 		}
 		aggs = append(aggs,
-			fmt.Sprintf("min(%s) FILTER (WHERE trim(%s) <> '' AND TRY_CAST(%s AS TIMESTAMPTZ) IS NULL)", v, v, v),
+			fmt.Sprintf("min(%s) FILTER (WHERE trim(%s) <> '' AND TRY_CAST(%s AS %s) IS NULL)", v, v, v, c.Type),
 			fmt.Sprintf("min(%s) FILTER (WHERE lower(regexp_extract(%s, %s, 1)) NOT IN ('', 'utc', 'gmt', 'z'))", v, v, d.String(namedZoneRE)))
 	}
 	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
@@ -229,6 +244,8 @@ func checkZoned(ctx context.Context, q engine.Querier, in engine.FileInput, zone
 	for i, c := range zoned {
 		bad, named := vals[2*i], vals[2*i+1]
 		switch {
+		case bad.Valid && isTimeTZ(c.Type):
+			return zonedValueError(ctx, q, in, c.Name, bad.String, "is not a time with a UTC offset (like 13:45:00+01:00)")
 		case bad.Valid:
 			return zonedValueError(ctx, q, in, c.Name, bad.String, "is not a date and time with a UTC offset (like 2026-11-28 13:45:00+01:00)")
 		case named.Valid:
