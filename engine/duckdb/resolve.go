@@ -80,6 +80,9 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			return in, err
 		}
 	}
+	if err := checkDateFormats(ctx, q, in, cols); err != nil {
+		return in, err
+	}
 	var zoneless, integral, zoned []engine.Column
 	exactJSON := false
 	for _, c := range cols {
@@ -185,6 +188,54 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 // namedZoneRE finds the zone name a date and time text ends with
 // (CET, Europe/Berlin; UTC and GMT too, told apart by the caller).
 const namedZoneRE = `[0-9]\s*([A-Za-z][A-Za-z0-9_/+-]+)\s*$`
+
+// checkDateFormats refuses a CSV file whose dates or timestamps DuckDB's
+// sniffer reads with a day-first or month-first format (%d/%m/%Y,
+// %m-%d-%Y, %d.%m.%Y …) into a DATE or TIMESTAMP column: 01/02/2026 is 1
+// February to one reader and 2 January to another, the sniffer guesses
+// from a sample (day first when nothing in it tells), and a declared type
+// reads with the guessed format too. ISO 8601 and other year-first forms
+// cannot be misread.
+func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput, cols []engine.Column) error {
+	if in.Format != "csv" || len(in.Paths) == 0 {
+		return nil
+	}
+	var dates, stamps []string
+	for _, c := range cols {
+		k, ok := Dialect{}.TimeKindOf(c.Type)
+		switch {
+		case !ok:
+		case k == engine.KindDate:
+			dates = append(dates, c.Name)
+		default:
+			stamps = append(stamps, c.Name)
+		}
+	}
+	if len(dates)+len(stamps) == 0 {
+		return nil
+	}
+	s, err := SniffCSV(ctx, q, in.Paths[0], in.Delim)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		format string
+		cols   []string
+	}{{s.DateFormat, dates}, {s.TimestampFormat, stamps}} {
+		if len(f.cols) == 0 || !dayMonthFirst(f.format) {
+			continue
+		}
+		return &engine.BadValue{Msg: fmt.Sprintf("%s: column %q: its dates are not year first (DuckDB reads them as %s), and 01/02/2026 can be 1 February or 2 January; idem reads dates only year first, as ISO 8601 writes them (2026-02-01, 2026-02-01 13:45:00): convert them, or declare the column VARCHAR to load the text as it is",
+			in.Paths[0], f.cols[0], f.format)}
+	}
+	return nil
+}
+
+// dayMonthFirst reports a strptime format with day and month whose year is
+// not first.
+func dayMonthFirst(format string) bool {
+	return strings.Contains(format, "%d") && strings.Contains(format, "%m") && !strings.HasPrefix(format, "%Y")
+}
 
 // zonedType reports a type whose text DuckDB's readers parse with the
 // zone-aware cast that checkZoned guards.

@@ -24,6 +24,8 @@ import (
 // leaves the target byte for byte as it was; inputs that only look odd
 // (a BOM, CRLF, a huge field, gzip, hostile names) load faithfully.
 var badInput2Cases = []testCase{
+	{"DayOrMonthFirstDatesRefused", testDayMonthFirst},
+	{"DayOrMonthFirstDatesRefusedInAnyColumn", testDayMonthFirstAnyColumn},
 	{"InvalidUTF8NamedByLine", testInvalidUTF8},
 	{"BOMAndCRLFLoadAsPlain", testBOMAndCRLF},
 	{"TenMegabyteField", testHugeField},
@@ -361,4 +363,37 @@ func lineOf(t *testing.T, path, prefix string) int {
 	}
 	t.Fatalf("no line starts with %q in %s", prefix, path)
 	return 0
+}
+
+// Dates written day or month first (01/02/2026: 1 February, or 2
+// January?) are refused, whether the column is the partition's or any
+// other, sniffed or declared DATE: DuckDB's sniffer guesses day first from
+// a sample, and a declared type reads with its guess. Declared VARCHAR,
+// the text loads as it is. The target is unchanged by the refusals.
+func testDayMonthFirst(t *testing.T, h Harness) {
+	e, j := loaded(t, h, plainJob, "id,day,n\n1,2024-05-01,5\n")
+	p := e.Write("in/x.csv", "id,day,n\n1,01/05/2024,5\n2,03/04/2024,6\n")
+	e.requireRefused(j, "2024-05-01", 1, p+`: column "day": its dates are not year first (DuckDB reads them as %d/%m/%Y)`)
+
+}
+
+// The same in a column that is not the partition's, sniffed or declared
+// DATE; declared VARCHAR, the text loads as it is.
+func testDayMonthFirstAnyColumn(t *testing.T, h Harness) {
+	const merge = `job: born
+source:
+  files: in/x.csv
+strategy: merge
+key: [id]
+latest_by: updated_at
+`
+	good := "id,born,updated_at\n1,,2024-05-01 10:00:00\n"
+	bad := "id,born,updated_at\n1,01/02/1990,2024-05-02 10:00:00\n2,03/04/1991,2024-05-02 10:00:00\n"
+	e, j := loaded(t, h, merge+"columns:\n  born: VARCHAR\n", good)
+	p := e.Write("in/x.csv", bad)
+	e.MustRun(j, "2024-05-02")
+	require.Equal(t, []string{"1|01/02/1990", "2|03/04/1991"}, e.Rows("", "id", "born"))
+	for _, declared := range []string{"", "columns:\n  born: DATE\n"} {
+		e.requireRefused(e.Job(merge+declared), "2024-05-03", 1, p+`: column "born": its dates are not year first`)
+	}
 }
