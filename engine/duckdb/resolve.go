@@ -83,7 +83,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if err := checkDateFormats(ctx, q, in, cols); err != nil {
 		return in, err
 	}
-	var zoneless, integral, zoned []engine.Column
+	var zoneless, integral, zoned, floating []engine.Column
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
@@ -95,6 +95,8 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		}
 		if !declared && engine.IsFloat(c.Type) && slices.Contains(in.Exact, c.Name) {
 			integral = append(integral, c)
+		} else if !declared && engine.IsFloat(c.Type) {
+			floating = append(floating, c)
 		}
 		// JSON has no per-column type override: a declared type is a cast
 		// of what was inferred, so a key declared VARCHAR would be the text
@@ -106,6 +108,11 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if len(zoneless) > 0 && in.Format == "csv" && !mayHoldOffset(in.Paths) {
 		zoneless = nil // no value can carry an offset: no scan for one
 	}
+	wide, err := sampledIntegers(ctx, q, in, floating)
+	if err != nil {
+		return in, err
+	}
+	integral = append(integral, wide...)
 	if len(zoneless)+len(integral) == 0 && !exactJSON {
 		return in, checkZoned(ctx, q, in, zoned)
 	}
@@ -168,9 +175,13 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	}
 	for i, c := range integral {
 		bad, digits := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
-		if toInt(bad) == 0 && toInt(digits) <= 38 {
+		switch {
+		case toInt(bad) == 0 && toInt(digits) <= 38:
 			types[c.Name] = "HUGEINT"
 			exactJSON = exactJSON || in.Format == "jsonl"
+		case toInt(bad) == 0 && !slices.Contains(in.Exact, c.Name):
+			return in, &engine.BadValue{Msg: fmt.Sprintf("%s: column %q holds integers of %d digits, which no number type holds exactly (a DOUBLE would round them): declare it VARCHAR to keep them as text",
+				strings.Join(in.Paths, ", "), c.Name, toInt(digits))}
 		}
 	}
 	in.Types = types
@@ -188,6 +199,50 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 // namedZoneRE finds the zone name a date and time text ends with
 // (CET, Europe/Berlin; UTC and GMT too, told apart by the caller).
 const namedZoneRE = `[0-9]\s*([A-Za-z][A-Za-z0-9_/+-]+)\s*$`
+
+// sampleRows is how many rows DuckDB's sniffer types a CSV file's
+// columns from (its sample_size).
+const sampleRows = 20480
+
+// sampledIntegers returns the columns among floating (typed DOUBLE by the
+// reader) whose sampled values are all integers: the reader made them
+// floating point because one was too large for BIGINT, and a DOUBLE keeps
+// 15 to 17 digits of it; Resolve reads them as HUGEINT when every value in
+// the files is an integer that fits. A column with a fraction in its
+// sample is floating point by its nature, and costs no scan of the files.
+func sampledIntegers(ctx context.Context, q engine.Querier, in engine.FileInput, floating []engine.Column) ([]engine.Column, error) {
+	if len(floating) == 0 {
+		return nil, nil
+	}
+	d := Dialect{}
+	aggs := make([]string, len(floating))
+	for i, c := range floating {
+		v := d.Ident(c.Name)
+		if in.Format == "jsonl" {
+			v = "(json ->> " + d.String(`$."`+strings.ReplaceAll(c.Name, `"`, `\"`)+`"`) + ")"
+		}
+		aggs[i] = fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE))
+	}
+	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
+	if in.Format == "jsonl" {
+		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+	}
+	vals := make([]int64, len(aggs))
+	ptrs := make([]any, len(aggs))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := q.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM (SELECT * FROM %s LIMIT %d)", strings.Join(aggs, ", "), from, sampleRows)).Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	var out []engine.Column
+	for i, c := range floating {
+		if vals[i] == 0 {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
 
 // checkDateFormats refuses a CSV file whose dates or timestamps DuckDB's
 // sniffer reads with a day-first or month-first format (%d/%m/%Y,

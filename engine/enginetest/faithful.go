@@ -26,6 +26,7 @@ var faithfulCases = []testCase{
 	{"ZonedTimestampsReadStrictly", testZonedStrict},
 	{"TimestampTZIndependentOfHostTZ", testHostTZ},
 	{"BigIntegerKeysKeepIdentity", testBigKeys},
+	{"BigIntegersKeepEveryDigit", testBigIntegers},
 	{"FloatKeyRefused", testFloatKeyRefused},
 }
 
@@ -367,4 +368,45 @@ partition:
 	e.MustRun(j, "2024-05-01")
 	p := e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","ts":"2024-05-01 10:00:00+01"}`+"\n"+`{"id":2,"day":"2024-05-01","ts":"2024-05-01 10:00:00 CET"}`+"\n")
 	e.requireRefused(j, "2024-05-01", 1, p+` line 2: column "ts": "2024-05-01 10:00:00 CET" names its time zone`)
+}
+
+// Integers too large for BIGINT in a column that is not a key are kept
+// exactly too, where a reader would make them DOUBLE (15 to 17 digits):
+// read as HUGEINT when every value is an integer of at most 38 digits;
+// beyond, refused. A column with fractions stays floating point.
+func testBigIntegers(t *testing.T, h Harness) {
+	for _, format := range []string{"csv", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			e := NewEnv(t, h)
+			rows := []string{"1,98765432109876543210,2.5", "2,-12345678901234567890123,1"}
+			var b strings.Builder
+			if format == "csv" {
+				b.WriteString("id,acct,f,day\n")
+			}
+			for _, r := range rows {
+				p := strings.Split(r, ",")
+				if format == "csv" {
+					fmt.Fprintf(&b, "%s,2026-11-28\n", r)
+				} else {
+					fmt.Fprintf(&b, "{\"id\":%s,\"acct\":%s,\"f\":%s,\"day\":\"2026-11-28\"}\n", p[0], p[1], p[2])
+				}
+			}
+			e.Write("in/k."+format, b.String())
+			j := e.Job(`job: bigints
+source:
+  files: in/k.` + format + `
+strategy: partition
+partition:
+  column: day
+columns:
+  day: DATE
+`)
+			e.MustRun(j, "2026-11-28")
+			require.Equal(t, []string{"1|98765432109876543210", "2|-12345678901234567890123"}, e.Rows("", "id", "acct"))
+			if format == "csv" {
+				p := e.Write("in/k.csv", "id,acct,f,day\n1,123456789012345678901234567890123456789012,2.5,2026-11-28\n")
+				e.requireRefused(j, "2026-11-28", 1, p+`: column "acct" holds integers of 42 digits`)
+			}
+		})
+	}
 }
