@@ -339,3 +339,41 @@ func abbreviate(s string) string {
 	}
 	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
 }
+
+// FilesContain reports whether any of the files (decompressed, as the
+// readers read them) holds needle: a scan of the bytes, for a loader that
+// must not meet some text.
+func FilesContain(paths []string, needle []byte) (bool, error) {
+	buf := make([]byte, 1<<20)
+	for _, p := range paths {
+		found, err := fileContains(p, needle, buf)
+		if err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+func fileContains(path string, needle, buf []byte) (bool, error) {
+	f, err := Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	keep := 0 // bytes carried over, so a needle across two reads is found
+	for {
+		n, err := f.Read(buf[keep:])
+		if bytes.Contains(buf[:keep+n], needle) {
+			return true, nil
+		}
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		end := keep + n
+		keep = min(len(needle)-1, end)
+		copy(buf, buf[end-keep:end])
+	}
+}

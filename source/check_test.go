@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -84,4 +86,36 @@ func TestCheckColumn(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, good, "a column of no dates")
 	require.ErrorContains(t, bad, `c.csv line 2: column "status": "placed"`)
+}
+
+// FilesContain finds a needle anywhere, across the boundary between two
+// reads too, and in a gzip file's text.
+func TestFilesContain(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("x"), 1<<20-2) // "NULL" will straddle the 1 MiB read
+	for _, c := range []struct {
+		name    string
+		content []byte
+		want    bool
+	}{
+		{"a.csv", []byte("a,b\n1,NULL\n"), true},
+		{"b.csv", []byte("a,b\n1,null\n2,NUL\n"), false},
+		{"c.csv", append(append(big, "NULL"...), '\n'), true},
+		{"d.csv", nil, false},
+	} {
+		p := filepath.Join(dir, c.name)
+		require.NoError(t, os.WriteFile(p, c.content, 0o644))
+		got, err := FilesContain([]string{p}, []byte("NULL"))
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, c.name)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte("a,b\n1,NULL\n"))
+	require.NoError(t, w.Close())
+	p := filepath.Join(dir, "e.csv.gz")
+	require.NoError(t, os.WriteFile(p, z.Bytes(), 0o644))
+	got, err := FilesContain([]string{filepath.Join(dir, "b.csv"), p}, []byte("NULL"))
+	require.NoError(t, err)
+	require.True(t, got)
 }

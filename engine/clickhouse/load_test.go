@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/clickhouse"
+	"github.com/idemdata/idem/engine/enginetest"
 )
 
 // staged is what one LoadFiles staged: the columns and their types, the
@@ -99,17 +100,7 @@ func TestLoadPathsAgree(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	dir := t.TempDir()
-	body := "id,name,n,d,ts,amount\n" +
-		"1,plain,10,2026-11-28,2026-11-28 10:00:00,1.50\n" +
-		"2,\"quoted, with \"\"quotes\"\"\",,2026-11-29,2026-11-28T10:00:01,\n" +
-		"3,back\\slash \\N and \\n,-3,,,-2.25\n" +
-		"4,\"\",4,2026-11-30,2026-11-28 10:00:02.123456,0\n" +
-		"5,\\N,5,2026-12-01,2026-11-28 23:59:59,3\n" +
-		"6,\"two\nlines\",6,2026-12-02,2026-11-28 00:00:00,4.5\n" +
-		"7,ünïcödé ✓,7,2026-12-03,2026-11-28 00:00:00,5\n" +
-		"8, blanks ,8,2026-12-04,2026-11-28 00:00:00,6\n" +
-		"9,NULL,9,2026-12-05,2026-11-28 00:00:00,7\n" +
-		"10,'single',10,2026-12-06,2026-11-28 00:00:00,8\n" +
+	body := enginetest.TrickyCSV +
 		"11,\"a\r\nb\",11,2026-12-07,2026-11-28 00:00:00,9\n"
 	amount := map[string]string{"amount": "DECIMAL(12,2)"}
 	type tc struct {

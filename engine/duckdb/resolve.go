@@ -245,12 +245,14 @@ func sampledIntegers(ctx context.Context, q engine.Querier, in engine.FileInput,
 }
 
 // checkDateFormats refuses a CSV file whose dates or timestamps DuckDB's
-// sniffer reads with a day-first or month-first format (%d/%m/%Y,
-// %m-%d-%Y, %d.%m.%Y …) into a DATE or TIMESTAMP column: 01/02/2026 is 1
-// February to one reader and 2 January to another, the sniffer guesses
-// from a sample (day first when nothing in it tells), and a declared type
-// reads with the guessed format too. ISO 8601 and other year-first forms
-// cannot be misread.
+// sniffer reads day first or month first (%d/%m/%Y, %m-%d-%Y, %d.%m.%Y …)
+// into a DATE or TIMESTAMP column when no value tells which: 01/02/2026 is
+// 1 February to one reader and 2 January to another, the sniffer guesses
+// day first when its sample does not tell, and a declared type reads with
+// its guess. A value whose day is past the 12th proves the format (one
+// that contradicts it fails the read), so the files are read once more
+// for the greatest day, only when such a format was sniffed. ISO 8601 and
+// other year-first forms cannot be misread.
 func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput, cols []engine.Column) error {
 	if in.Format != "csv" || len(in.Paths) == 0 {
 		return nil
@@ -273,15 +275,44 @@ func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput
 	if err != nil {
 		return err
 	}
+	var check []string
+	format := map[string]string{}
 	for _, f := range []struct {
 		format string
 		cols   []string
 	}{{s.DateFormat, dates}, {s.TimestampFormat, stamps}} {
-		if len(f.cols) == 0 || !dayMonthFirst(f.format) {
-			continue
+		if dayMonthFirst(f.format) {
+			check = append(check, f.cols...)
+			for _, c := range f.cols {
+				format[c] = f.format
+			}
 		}
-		return &engine.BadValue{Msg: fmt.Sprintf("%s: column %q: its dates are not year first (DuckDB reads them as %s), and 01/02/2026 can be 1 February or 2 January; idem reads dates only year first, as ISO 8601 writes them (2026-02-01, 2026-02-01 13:45:00): convert them, or declare the column VARCHAR to load the text as it is",
-			in.Paths[0], f.cols[0], f.format)}
+	}
+	if len(check) == 0 {
+		return nil
+	}
+	d := Dialect{}
+	sel, err := d.SelectFiles(in)
+	if err != nil {
+		return err
+	}
+	aggs := make([]string, len(check))
+	for i, c := range check {
+		aggs[i] = fmt.Sprintf("max(day(%s))", d.Ident(c))
+	}
+	days := make([]sql.NullInt64, len(check))
+	ptrs := make([]any, len(check))
+	for i := range days {
+		ptrs[i] = &days[i]
+	}
+	if err := q.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM (%s)", strings.Join(aggs, ", "), sel)).Scan(ptrs...); err != nil {
+		return err
+	}
+	for i, c := range check {
+		if days[i].Valid && days[i].Int64 <= 12 {
+			return &engine.BadValue{Msg: fmt.Sprintf("%s: column %q: its dates are written day or month first (DuckDB would read them as %s) and none says which (no day is past the 12th): 01/02/2026 can be 1 February or 2 January; write them year first, as ISO 8601 does (2026-02-01, 2026-02-01 13:45:00), or declare the column VARCHAR to load the text as it is",
+				strings.Join(in.Paths, ", "), c, format[c])}
+		}
 	}
 	return nil
 }

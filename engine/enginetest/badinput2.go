@@ -25,6 +25,7 @@ import (
 // (a BOM, CRLF, a huge field, gzip, hostile names) load faithfully.
 var badInput2Cases = []testCase{
 	{"DayOrMonthFirstDatesRefused", testDayMonthFirst},
+	{"TheWordNULLIsText", testWordNULL},
 	{"DayOrMonthFirstDatesRefusedInAnyColumn", testDayMonthFirstAnyColumn},
 	{"InvalidUTF8NamedByLine", testInvalidUTF8},
 	{"BOMAndCRLFLoadAsPlain", testBOMAndCRLF},
@@ -373,7 +374,7 @@ func lineOf(t *testing.T, path, prefix string) int {
 func testDayMonthFirst(t *testing.T, h Harness) {
 	e, j := loaded(t, h, plainJob, "id,day,n\n1,2024-05-01,5\n")
 	p := e.Write("in/x.csv", "id,day,n\n1,01/05/2024,5\n2,03/04/2024,6\n")
-	e.requireRefused(j, "2024-05-01", 1, p+`: column "day": its dates are not year first (DuckDB reads them as %d/%m/%Y)`)
+	e.requireRefused(j, "2024-05-01", 1, p+`: column "day": its dates are written day or month first (DuckDB would read them as %d/%m/%Y) and none says which`)
 
 }
 
@@ -394,6 +395,18 @@ latest_by: updated_at
 	e.MustRun(j, "2024-05-02")
 	require.Equal(t, []string{"1|01/02/1990", "2|03/04/1991"}, e.Rows("", "id", "born"))
 	for _, declared := range []string{"", "columns:\n  born: DATE\n"} {
-		e.requireRefused(e.Job(merge+declared), "2024-05-03", 1, p+`: column "born": its dates are not year first`)
+		e.requireRefused(e.Job(merge+declared), "2024-05-03", 1, p+`: column "born": its dates are written day or month first`)
 	}
+}
+
+// NULL, null and \N in a CSV field are text, as DuckDB's reader reads them;
+// only an empty field is NULL. (MySQL's LOAD DATA reads an unquoted NULL
+// as NULL: a file holding one goes through the reader there.)
+func testWordNULL(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/x.csv", "id,day,name\n1,2024-05-01,NULL\n2,2024-05-01,null\n3,2024-05-01,\"NULL\"\n4,2024-05-01,\n5,2024-05-01,\\N\n")
+	j := e.Job(plainJob)
+	e.MustRun(j, "2024-05-01")
+	require.Equal(t, []string{"1|NULL", "2|null", "3|NULL", `5|\N`}, e.Rows(`"name" IS NOT NULL`, "id", "name"))
+	require.Equal(t, int64(1), e.Checksum(`"name" IS NULL`).Rows)
 }

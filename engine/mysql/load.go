@@ -19,6 +19,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/source"
 	"github.com/idemdata/idem/source/filereader"
 )
 
@@ -202,6 +203,17 @@ func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool)
 		}
 		if raw != nil && raw.Escape != "" {
 			raw = nil // LOAD DATA's escape character also unescapes \N, \n, …: not DuckDB's reading
+		}
+		if raw != nil && raw.Quote != "" {
+			// With an enclosing quote, LOAD DATA reads the unquoted word
+			// NULL as NULL; DuckDB's reader keeps it as text.
+			has, err := source.FilesContain(l.in.Paths, []byte("NULL"))
+			if err != nil {
+				return false, err
+			}
+			if has {
+				raw = nil
+			}
 		}
 	}
 	if raw == nil && !resolved {

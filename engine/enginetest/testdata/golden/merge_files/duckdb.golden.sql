@@ -10,6 +10,8 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 
 DESCRIBE SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
+SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM sniff_csv('$DIR/in/2026-11-28.csv', max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+
 -- load $DIR/in/2026-11-28.csv into "idem_stage" by the next statement: the database reads the files itself;
 
 CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
