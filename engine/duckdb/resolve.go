@@ -83,12 +83,15 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if err := checkDateFormats(ctx, q, in, cols); err != nil {
 		return in, err
 	}
-	var zoneless, integral, zoned, floating []engine.Column
+	var zoneless, integral, zoned, floating, dated []engine.Column
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
 		if zonedType(c.Type) {
 			zoned = append(zoned, c)
+		}
+		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindDate && !declared && in.Format == "csv" {
+			dated = append(dated, c)
 		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
 			zoneless = append(zoneless, c)
@@ -113,7 +116,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		return in, err
 	}
 	integral = append(integral, wide...)
-	if len(zoneless)+len(integral) == 0 && !exactJSON {
+	if len(zoneless)+len(integral)+len(dated) == 0 && !exactJSON {
 		return in, checkZoned(ctx, q, in, zoned)
 	}
 
@@ -133,6 +136,13 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		v := text(c.Name)
 		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE try_strptime(%s, %s) IS NULL AND regexp_matches(%s, %s))",
 			v, v, d.list(plainFormats), v, d.String(zonedRE)))
+	}
+	// For each column sniffed DATE, a value past the sample with a time of
+	// day (a DATE would drop it without a word), and one with an offset.
+	for _, c := range dated {
+		v := text(c.Name)
+		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE length(trim(%s)) > 10)", v, v),
+			fmt.Sprintf("min(%s) FILTER (WHERE regexp_matches(%s, %s))", v, v, d.String(zonedRE)))
 	}
 	for _, c := range integral {
 		v := text(c.Name)
@@ -173,8 +183,19 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		types[c.Name] = "TIMESTAMPTZ"
 		zoned = append(zoned, engine.Column{Name: c.Name, Type: "TIMESTAMPTZ"})
 	}
+	for i, c := range dated {
+		timed, offset := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
+		switch {
+		case offset != nil:
+			types[c.Name] = "TIMESTAMPTZ"
+			zoned = append(zoned, engine.Column{Name: c.Name, Type: "TIMESTAMPTZ"})
+		case timed != nil:
+			types[c.Name] = "TIMESTAMP"
+		}
+	}
+	base := len(zoneless) + 2*len(dated)
 	for i, c := range integral {
-		bad, digits := vals[len(zoneless)+2*i], vals[len(zoneless)+2*i+1]
+		bad, digits := vals[base+2*i], vals[base+2*i+1]
 		switch {
 		case toInt(bad) == 0 && toInt(digits) <= 38:
 			types[c.Name] = "HUGEINT"

@@ -27,6 +27,7 @@ var faithfulCases = []testCase{
 	{"TimestampTZIndependentOfHostTZ", testHostTZ},
 	{"BigIntegerKeysKeepIdentity", testBigKeys},
 	{"BigIntegersKeepEveryDigit", testBigIntegers},
+	{"LateTimeOfDayKept", testLateTime},
 	{"FloatKeyRefused", testFloatKeyRefused},
 }
 
@@ -408,5 +409,25 @@ columns:
 				e.requireRefused(j, "2026-11-28", 1, p+`: column "acct" holds integers of 42 digits`)
 			}
 		})
+	}
+}
+
+// A column of dates in the sniffer's sample with a time of day in a value
+// after it is read as TIMESTAMP, keeping the time a DATE would drop; with
+// an offset, as TIMESTAMPTZ.
+func testLateTime(t *testing.T, h Harness) {
+	for _, last := range []string{"2026-11-28 10:00:00", "2026-11-28T10:00:00+01:00"} {
+		e := NewEnv(t, h)
+		var b strings.Builder
+		b.WriteString("id,day,d\n")
+		for i := range beyondSample {
+			fmt.Fprintf(&b, "%d,2026-11-28,2026-11-28\n", i)
+		}
+		fmt.Fprintf(&b, "%d,2026-11-28,%s\n", beyondSample, last)
+		e.Write("in/x.csv", b.String())
+		e.MustRun(e.Job(plainJob), "2026-11-28")
+		require.Equal(t, int64(beyondSample), e.Checksum(`"d" = '2026-11-28 00:00:00'`).Rows, last)
+		require.Equal(t, int64(0), e.Checksum(`"d" IS NULL`).Rows, last)
+		require.Equal(t, int64(1), e.Checksum(`"d" > '2026-11-28 00:00:00'`).Rows, "the time of day is kept: %s", last)
 	}
 }
