@@ -355,15 +355,56 @@ func FilesContain(paths []string, needle []byte) (bool, error) {
 }
 
 func fileContains(path string, needle, buf []byte) (bool, error) {
+	return scanFile(path, buf, len(needle)-1, func(b []byte) bool { return bytes.Contains(b, needle) })
+}
+
+// FilesHoldSubMicroseconds reports whether any of the files holds a time
+// of day with more than six digits of a second (":SS." and seven digits or
+// more), which readers of the input do not all treat alike: PostgreSQL
+// rounds them, DuckDB, MySQL and ClickHouse drop them.
+func FilesHoldSubMicroseconds(paths []string) (bool, error) {
+	buf := make([]byte, 1<<20)
+	for _, p := range paths {
+		found, err := scanFile(p, buf, 16, subMicro)
+		if err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+// subMicro finds ":SS.ddddddd" in b.
+func subMicro(b []byte) bool {
+	for i := 3; i < len(b); i++ {
+		if b[i] != '.' || b[i-3] != ':' || !isDigit(b[i-2]) || !isDigit(b[i-1]) {
+			continue
+		}
+		n := 0
+		for j := i + 1; j < len(b) && isDigit(b[j]); j++ {
+			n++
+		}
+		if n > 6 {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// scanFile runs found over the file's text (decompressed) in chunks,
+// each starting with the last overlap bytes of the one before, so a match
+// shorter than overlap across two reads is seen whole.
+func scanFile(path string, buf []byte, overlap int, found func([]byte) bool) (bool, error) {
 	f, err := Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	keep := 0 // bytes carried over, so a needle across two reads is found
+	keep := 0
 	for {
 		n, err := f.Read(buf[keep:])
-		if bytes.Contains(buf[:keep+n], needle) {
+		if found(buf[:keep+n]) {
 			return true, nil
 		}
 		if errors.Is(err, io.EOF) {
@@ -373,7 +414,7 @@ func fileContains(path string, needle, buf []byte) (bool, error) {
 			return false, err
 		}
 		end := keep + n
-		keep = min(len(needle)-1, end)
+		keep = min(overlap, end)
 		copy(buf, buf[end-keep:end])
 	}
 }

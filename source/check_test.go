@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,4 +119,26 @@ func TestFilesContain(t *testing.T) {
 	got, err := FilesContain([]string{filepath.Join(dir, "b.csv"), p}, []byte("NULL"))
 	require.NoError(t, err)
 	require.True(t, got)
+}
+
+// FilesHoldSubMicroseconds finds a time with seven or more digits of a
+// second, and nothing else.
+func TestFilesHoldSubMicroseconds(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		content string
+		want    bool
+	}{
+		{"id,ts\n1,2026-11-28 23:59:59.9999999\n", true},
+		{"id,ts\n1,2026-11-28T10:00:00.1234567890+01:00\n", true},
+		{"id,ts\n1,2026-11-28 23:59:59.999999\n", false},
+		{"id,x\n1,3.14159265358979\n2,10:00\n", false},
+		{strings.Repeat("x", 1<<20-6) + ":59.99999999\n", true}, // across two reads
+	} {
+		p := filepath.Join(dir, "f.csv")
+		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o644))
+		got, err := FilesHoldSubMicroseconds([]string{p})
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, c.content[:min(len(c.content), 60)])
+	}
 }

@@ -28,6 +28,7 @@ var faithfulCases = []testCase{
 	{"BigIntegerKeysKeepIdentity", testBigKeys},
 	{"BigIntegersKeepEveryDigit", testBigIntegers},
 	{"LateTimeOfDayKept", testLateTime},
+	{"SubMicrosecondsDropped", testSubMicro},
 	{"FloatKeyRefused", testFloatKeyRefused},
 }
 
@@ -430,4 +431,18 @@ func testLateTime(t *testing.T, h Harness) {
 		require.Equal(t, int64(0), e.Checksum(`"d" IS NULL`).Rows, last)
 		require.Equal(t, int64(1), e.Checksum(`"d" > '2026-11-28 00:00:00'`).Rows, "the time of day is kept: %s", last)
 	}
+}
+
+// Digits of a second past the microsecond are dropped, as every reader but
+// PostgreSQL's drops them (which rounds: its COPY is not used for such a
+// file): 23:59:59.9999999 stays in its day.
+func testSubMicro(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/x.csv", "id,day,ts\n1,2026-11-28,2026-11-28 23:59:59.9999999\n2,2026-11-28,2026-11-28 10:00:00.1234564\n")
+	j := e.Job(strings.Replace(plainJob, "column: day", "column: ts", 1))
+	r := e.MustRun(j, "2026-11-28")
+	require.Equal(t, int64(2), r.RowCount)
+	require.Equal(t, int64(0), r.RowsOutOfWindow)
+	require.Equal(t, int64(1), e.Checksum(`"ts" > '2026-11-28 23:59:59.999998' AND "ts" < '2026-11-29 00:00:00'`).Rows)
+	require.Equal(t, int64(1), e.Checksum(`"ts" > '2026-11-28 10:00:00.123455' AND "ts" < '2026-11-28 10:00:00.123457'`).Rows)
 }

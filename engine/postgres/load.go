@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/source"
 	"github.com/idemdata/idem/source/filereader"
 )
 
@@ -55,6 +56,18 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 	if in.Format == "csv" && !d.csvRows {
 		if raw, err = src.CSV(ctx); err != nil {
 			return err
+		}
+	}
+	if raw != nil {
+		// PostgreSQL rounds a time's digits past the microsecond, where
+		// every other reader drops them: 23:59:59.9999999 would be the next
+		// day's midnight, in another partition.
+		sub, err := source.FilesHoldSubMicroseconds(in.Paths)
+		if err != nil {
+			return err
+		}
+		if sub {
+			raw = nil
 		}
 	}
 	// What runs on the server is recorded (for golden files and `idem
