@@ -29,15 +29,29 @@ type MissingIndex struct {
 // strategy needs that the table lacks: on the partition column (a
 // partition job), or on the key (a merge job). A target that does not
 // exist yet, or an engine that needs no index, reports none.
-func MissingIndexes(ctx context.Context, j *Job, lockTimeout time.Duration) ([]MissingIndex, error) {
+func MissingIndexes(ctx context.Context, j *Job, lockTimeout time.Duration) (missing []MissingIndex, err error) {
+	err = withExisting(ctx, j, lockTimeout, func(db engine.DB) (err error) {
+		missing, err = missingIndexes(ctx, j, db)
+		return err
+	})
+	return missing, err
+}
+
+// withExisting opens j's target read-only and calls fn with it; a target
+// that does not exist yet calls nothing.
+func withExisting(ctx context.Context, j *Job, lockTimeout time.Duration, fn func(engine.DB) error) error {
 	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Close()
+	return fn(db)
+}
+
+func missingIndexes(ctx context.Context, j *Job, db engine.DB) ([]MissingIndex, error) {
 	ix := db.SQL().Index
 	if ix == nil {
 		return nil, nil
@@ -126,18 +140,18 @@ type LooseKey struct {
 // collation does not compare byte for byte. A job without a key, a target
 // that does not exist yet, or an engine whose text always compares byte
 // for byte reports none.
-func LooseKeys(ctx context.Context, j *Job, lockTimeout time.Duration) ([]LooseKey, error) {
+func LooseKeys(ctx context.Context, j *Job, lockTimeout time.Duration) (loose []LooseKey, err error) {
 	if len(j.Key) == 0 {
 		return nil, nil
 	}
-	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
+	err = withExisting(ctx, j, lockTimeout, func(db engine.DB) (err error) {
+		loose, err = looseKeys(ctx, j, db)
+		return err
+	})
+	return loose, err
+}
+
+func looseKeys(ctx context.Context, j *Job, db engine.DB) ([]LooseKey, error) {
 	tc := db.SQL().Text
 	if tc == nil {
 		return nil, nil

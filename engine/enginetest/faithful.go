@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -231,18 +232,11 @@ func testBigKeys(t *testing.T, h Harness) {
 	for _, format := range []string{"csv", "jsonl"} {
 		t.Run(format, func(t *testing.T) {
 			e := NewEnv(t, h)
-			var b strings.Builder
-			if format == "csv" {
-				b.WriteString("id,ver,status,day\n")
+			lines := make([][]string, len(rows))
+			for i, r := range rows {
+				lines[i] = []string{r[0], r[1], strconv.Quote(r[2]), `"2026-11-28"`}
 			}
-			for _, r := range rows {
-				if format == "csv" {
-					fmt.Fprintf(&b, "%s,%s,%s,2026-11-28\n", r[0], r[1], r[2])
-				} else {
-					fmt.Fprintf(&b, "{\"id\":%s,\"ver\":%s,\"status\":%q,\"day\":\"2026-11-28\"}\n", r[0], r[1], r[2])
-				}
-			}
-			e.Write("in/k."+format, b.String())
+			e.Write("in/k."+format, numberRows(format, []string{"id", "ver", "status", "day"}, lines))
 			j := e.Job(`job: bigkeys
 source:
   files: in/k.` + format + `
@@ -380,20 +374,8 @@ func testBigIntegers(t *testing.T, h Harness) {
 	for _, format := range []string{"csv", "jsonl"} {
 		t.Run(format, func(t *testing.T) {
 			e := NewEnv(t, h)
-			rows := []string{"1,98765432109876543210,2.5", "2,-12345678901234567890123,1"}
-			var b strings.Builder
-			if format == "csv" {
-				b.WriteString("id,acct,f,day\n")
-			}
-			for _, r := range rows {
-				p := strings.Split(r, ",")
-				if format == "csv" {
-					fmt.Fprintf(&b, "%s,2026-11-28\n", r)
-				} else {
-					fmt.Fprintf(&b, "{\"id\":%s,\"acct\":%s,\"f\":%s,\"day\":\"2026-11-28\"}\n", p[0], p[1], p[2])
-				}
-			}
-			e.Write("in/k."+format, b.String())
+			e.Write("in/k."+format, numberRows(format, []string{"id", "acct", "f", "day"}, [][]string{
+				{"1", "98765432109876543210", "2.5", `"2026-11-28"`}, {"2", "-12345678901234567890123", "1", `"2026-11-28"`}}))
 			j := e.Job(`job: bigints
 source:
   files: in/k.` + format + `
@@ -445,4 +427,30 @@ func testSubMicro(t *testing.T, h Harness) {
 	require.Equal(t, int64(0), r.RowsOutOfWindow)
 	require.Equal(t, int64(1), e.Checksum(`"ts" > '2026-11-28 23:59:59.999998' AND "ts" < '2026-11-29 00:00:00'`).Rows)
 	require.Equal(t, int64(1), e.Checksum(`"ts" > '2026-11-28 10:00:00.123455' AND "ts" < '2026-11-28 10:00:00.123457'`).Rows)
+}
+
+// numberRows renders rows of JSON literals (numbers as they are, strings
+// quoted) as CSV (the quotes dropped) or as JSON Lines, whose numbers a
+// reader then types as JSON numbers.
+func numberRows(format string, header []string, rows [][]string) string {
+	var b strings.Builder
+	if format == "csv" {
+		b.WriteString(strings.Join(header, ",") + "\n")
+	}
+	for _, r := range rows {
+		if format == "csv" {
+			vals := make([]string, len(r))
+			for i, v := range r {
+				vals[i] = strings.Trim(v, `"`)
+			}
+			b.WriteString(strings.Join(vals, ",") + "\n")
+			continue
+		}
+		fields := make([]string, len(r))
+		for i, v := range r {
+			fields[i] = strconv.Quote(header[i]) + ":" + v
+		}
+		b.WriteString("{" + strings.Join(fields, ",") + "}\n")
+	}
+	return b.String()
 }

@@ -107,21 +107,27 @@ columns:
 	require.Equal(t, []string{"1|01234", "2|98765"}, e.Rows("", "id", "zip"))
 }
 
-// With partition.timezone, a day is the zone's day: an instant at 23:30Z
-// on the 27th is 00:30 on the 28th in Berlin.
-func testTimezoneWindow(t *testing.T, h Harness) {
-	e := NewEnv(t, h)
-	e.Write("in/e.csv", "id,ts\n1,2026-11-27T22:59:59Z\n2,2026-11-27T23:30:00Z\n3,2026-11-28T22:59:59Z\n4,2026-11-28T23:00:00Z\n")
-	j := e.Job(`job: zoned
+// ZonedJob is a partition job over in/e.csv (id, ts) whose days are the
+// zone's days, ts an instant.
+func ZonedJob(zone string) string {
+	return `job: zoned
 source:
   files: in/e.csv
 strategy: partition
 partition:
   column: ts
-  timezone: Europe/Berlin
+  timezone: ` + zone + `
 columns:
   ts: TIMESTAMPTZ
-`)
+`
+}
+
+// With partition.timezone, a day is the zone's day: an instant at 23:30Z
+// on the 27th is 00:30 on the 28th in Berlin.
+func testTimezoneWindow(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/e.csv", "id,ts\n1,2026-11-27T22:59:59Z\n2,2026-11-27T23:30:00Z\n3,2026-11-28T22:59:59Z\n4,2026-11-28T23:00:00Z\n")
+	j := e.Job(ZonedJob("Europe/Berlin"))
 	r := e.MustRun(j, "2026-11-28")
 	require.Equal(t, int64(2), r.RowCount)
 	require.Equal(t, int64(2), r.RowsOutOfWindow)
@@ -150,16 +156,7 @@ func testTimezoneDST(t *testing.T, h Harness) {
 		"10,2026-10-25T01:30:00Z\n"+ // 02:30 CET, the second
 		"11,2026-10-25T22:59:59Z\n"+ // 23:59:59 CET, the long day's last second
 		"12,2026-10-25T23:00:00Z\n") // 00:00 CET on the 26th
-	j := e.Job(`job: zoned_dst
-source:
-  files: in/e.csv
-strategy: partition
-partition:
-  column: ts
-  timezone: Europe/Berlin
-columns:
-  ts: TIMESTAMPTZ
-`)
+	j := e.Job(ZonedJob("Europe/Berlin"))
 	r := e.MustRun(j, "2026-03-29")
 	require.Equal(t, int64(4), r.RowCount)
 	require.Equal(t, []runner.PartitionRows{{Partition: "2026-03-28", Rows: 1}, {Partition: "2026-03-30", Rows: 1},

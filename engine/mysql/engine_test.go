@@ -126,16 +126,7 @@ latest_by: updated_at
 func TestZoneTheServerDoesNotKnow(t *testing.T) {
 	e := enginetest.NewEnv(t, harness)
 	e.Write("in/e.csv", "id,ts\n1,2026-11-28T10:00:00Z\n")
-	j := e.Job(`job: zoned
-source:
-  files: in/e.csv
-strategy: partition
-partition:
-  column: ts
-  timezone: Factory
-columns:
-  ts: TIMESTAMPTZ
-`)
+	j := e.Job(enginetest.ZonedJob("Factory"))
 	tr := e.Trace()
 	_, err := e.Run(j, "2026-11-28")
 	var je *job.Error
