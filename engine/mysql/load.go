@@ -215,6 +215,18 @@ func (l *loader) load(ctx context.Context, src *filereader.Input, resolved bool)
 				raw = nil
 			}
 		}
+		if raw != nil {
+			// MySQL 8 rounds a time's digits past the microsecond (MariaDB
+			// and the reader drop them): 23:59:59.9999999 would be the next
+			// day's midnight.
+			sub, err := source.FilesHoldSubMicroseconds(l.in.Paths)
+			if err != nil {
+				return false, err
+			}
+			if sub {
+				raw = nil
+			}
+		}
 	}
 	if raw == nil && !resolved {
 		return false, nil
