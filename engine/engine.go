@@ -414,7 +414,14 @@ var ErrInterrupted = errors.New("interrupted; the target is unchanged")
 // BadValue is a value of the input an engine's reader refuses, its
 // message naming file, line, column and value: the runner reports it as
 // it is, rather than looking for a fault of its own in the files.
-type BadValue struct{ Msg string }
+type BadValue struct {
+	Msg string
+	// File, Line and Column locate it where known (Line 0, Column "" where
+	// not).
+	File   string
+	Line   int
+	Column string
+}
 
 func (b *BadValue) Error() string { return b.Msg }
 

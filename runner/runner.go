@@ -341,7 +341,7 @@ func (r *run) readError(files []string, err error) error {
 		return err
 	}
 	if bv := (*engine.BadValue)(nil); errors.As(err, &bv) {
-		return &InputError{Msg: bv.Msg, Err: err}
+		return &InputError{Msg: bv.Msg, Err: err, File: bv.File, Line: bv.Line, Column: bv.Column}
 	}
 	if bad := r.explainFiles(files); bad != nil {
 		return located(bad, err)

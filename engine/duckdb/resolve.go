@@ -201,7 +201,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			types[c.Name] = "HUGEINT"
 			exactJSON = exactJSON || in.Format == "jsonl"
 		case toInt(bad) == 0 && !slices.Contains(in.Exact, c.Name):
-			return in, &engine.BadValue{Msg: fmt.Sprintf("%s: column %q holds integers of %d digits, which no number type holds exactly (a DOUBLE would round them): declare it VARCHAR to keep them as text",
+			return in, &engine.BadValue{Column: c.Name, Msg: fmt.Sprintf("%s: column %q holds integers of %d digits, which no number type holds exactly (a DOUBLE would round them): declare it VARCHAR to keep them as text",
 				strings.Join(in.Paths, ", "), c.Name, toInt(digits))}
 		}
 	}
@@ -331,7 +331,7 @@ func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput
 	}
 	for i, c := range check {
 		if days[i].Valid && days[i].Int64 <= 12 {
-			return &engine.BadValue{Msg: fmt.Sprintf("%s: column %q: its dates are written day or month first (DuckDB would read them as %s) and none says which (no day is past the 12th): 01/02/2026 can be 1 February or 2 January; write them year first, as ISO 8601 does (2026-02-01, 2026-02-01 13:45:00), or declare the column VARCHAR to load the text as it is",
+			return &engine.BadValue{Column: c, Msg: fmt.Sprintf("%s: column %q: its dates are written day or month first (DuckDB would read them as %s) and none says which (no day is past the 12th): 01/02/2026 can be 1 February or 2 January; write them year first, as ISO 8601 does (2026-02-01, 2026-02-01 13:45:00), or declare the column VARCHAR to load the text as it is",
 				strings.Join(in.Paths, ", "), c, format[c])}
 		}
 	}
@@ -416,14 +416,17 @@ func checkZoned(ctx context.Context, q engine.Querier, in engine.FileInput, zone
 
 // zonedValueError names the file and line of value in column col.
 func zonedValueError(ctx context.Context, q engine.Querier, in engine.FileInput, col, value, what string) error {
+	bv := &engine.BadValue{Column: col}
 	where := strings.Join(in.Paths, ", ")
 	for _, file := range in.Paths {
 		if line, err := findLine(ctx, q, in, file, col, value); err == nil && line > 0 {
 			where = fmt.Sprintf("%s line %d", file, line)
+			bv.File, bv.Line = file, line
 			break
 		}
 	}
-	return &engine.BadValue{Msg: fmt.Sprintf("%s: column %q: %q %s", where, col, value, what)}
+	bv.Msg = fmt.Sprintf("%s: column %q: %q %s", where, col, value, what)
+	return bv
 }
 
 func toInt(v any) int64 {

@@ -42,5 +42,8 @@ func TestResolveZonedValues(t *testing.T) {
 		var bv *engine.BadValue
 		require.ErrorAs(t, err, &bv, c.text)
 		require.Contains(t, bv.Msg, p+" "+c.want)
+		require.Equal(t, p, bv.File)
+		require.Equal(t, 3, bv.Line)
+		require.Equal(t, "v", bv.Column)
 	}
 }
