@@ -237,17 +237,7 @@ func testBigKeys(t *testing.T, h Harness) {
 				lines[i] = []string{r[0], r[1], strconv.Quote(r[2]), `"2026-11-28"`}
 			}
 			e.Write("in/k."+format, numberRows(format, []string{"id", "ver", "status", "day"}, lines))
-			j := e.Job(`job: bigkeys
-source:
-  files: in/k.` + format + `
-strategy: partition
-partition:
-  column: day
-columns:
-  day: DATE
-key: [id]
-latest_by: ver
-`)
+			j := e.Job(dayJob("bigkeys", "in/k."+format, "key: [id]\nlatest_by: ver\n"))
 			r := e.MustRun(j, "2026-11-28")
 			require.Equal(t, int64(4), r.RowsIn)
 			require.Equal(t, int64(1), r.RowsDeduped, "only the two versions of one key")
@@ -376,15 +366,7 @@ func testBigIntegers(t *testing.T, h Harness) {
 			e := NewEnv(t, h)
 			e.Write("in/k."+format, numberRows(format, []string{"id", "acct", "f", "day"}, [][]string{
 				{"1", "98765432109876543210", "2.5", `"2026-11-28"`}, {"2", "-12345678901234567890123", "1", `"2026-11-28"`}}))
-			j := e.Job(`job: bigints
-source:
-  files: in/k.` + format + `
-strategy: partition
-partition:
-  column: day
-columns:
-  day: DATE
-`)
+			j := e.Job(dayJob("bigints", "in/k."+format, ""))
 			e.MustRun(j, "2026-11-28")
 			require.Equal(t, []string{"1|98765432109876543210", "2|-12345678901234567890123"}, e.Rows("", "id", "acct"))
 			if format == "csv" {
@@ -457,4 +439,10 @@ func numberRows(format string, header []string, rows [][]string) string {
 		b.WriteString("{" + strings.Join(fields, ",") + "}\n")
 	}
 	return b.String()
+}
+
+// dayJob is a partition job over file, by its DATE column day, with more
+// of the job file after.
+func dayJob(name, file, more string) string {
+	return "job: " + name + "\nsource:\n  files: " + file + "\nstrategy: partition\npartition:\n  column: day\ncolumns:\n  day: DATE\n" + more
 }
