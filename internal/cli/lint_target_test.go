@@ -104,7 +104,6 @@ func TestLintTargetKeyCollation(t *testing.T) {
 	c, err := gomysql.NewConnector(cfg)
 	require.NoError(t, err)
 	db := sql.OpenDB(c)
-	defer db.Close()
 	name := fmt.Sprintf("idem_lint_coll_%d", os.Getpid())
 	for _, q := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name,
 		"CREATE TABLE " + name + ".ci (code VARCHAR(12) COLLATE utf8mb4_general_ci, d DATE, UNIQUE KEY (code))",
@@ -114,7 +113,11 @@ func TestLintTargetKeyCollation(t *testing.T) {
 		_, err := db.Exec(q)
 		require.NoError(t, err, q)
 	}
-	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + name) })
+	t.Cleanup(func() {
+		_, err := db.Exec("DROP DATABASE IF EXISTS " + name)
+		require.NoError(t, err)
+		db.Close()
+	})
 	base, _, _ := strings.Cut(dsn, "?")
 	target := base[:strings.LastIndex(base, "/")+1] + name
 
