@@ -114,3 +114,23 @@ var MySQL = Server{
 		return db.PingContext(ctx)
 	},
 }
+
+// MySQLAdmin opens the MySQL server of the tests without a database, for
+// setting up and dropping databases, and closes it when the test ends
+// (after the test's own later cleanups). It returns the server's URL too.
+func MySQLAdmin(t testing.TB) (*sql.DB, string) {
+	t.Helper()
+	dsn := MySQL.DSN(t)
+	cfg, err := mysql.Config(dsn, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = ""
+	c, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	t.Cleanup(func() { db.Close() })
+	return db, dsn
+}

@@ -9,13 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine/enginetest"
-	"github.com/idemdata/idem/engine/mysql"
 )
 
 // TestLintTargetMissingIndex: lint --target warns about a table idem did
@@ -97,13 +94,7 @@ func TestLintTargetMissingIndex(t *testing.T) {
 // ALTER that fixes it, in text and in JSON; a column of a bytewise
 // collation, and a numeric key, get no warning.
 func TestLintTargetKeyCollation(t *testing.T) {
-	dsn := enginetest.MySQL.DSN(t)
-	cfg, err := mysql.Config(dsn, time.Minute)
-	require.NoError(t, err)
-	cfg.DBName = ""
-	c, err := gomysql.NewConnector(cfg)
-	require.NoError(t, err)
-	db := sql.OpenDB(c)
+	db, dsn := enginetest.MySQLAdmin(t)
 	name := fmt.Sprintf("idem_lint_coll_%d", os.Getpid())
 	for _, q := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name,
 		"CREATE TABLE " + name + ".ci (code VARCHAR(12) COLLATE utf8mb4_general_ci, d DATE, UNIQUE KEY (code))",
@@ -113,10 +104,9 @@ func TestLintTargetKeyCollation(t *testing.T) {
 		_, err := db.Exec(q)
 		require.NoError(t, err, q)
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before MySQLAdmin's close
 		_, err := db.Exec("DROP DATABASE IF EXISTS " + name)
 		require.NoError(t, err)
-		db.Close()
 	})
 	base, _, _ := strings.Cut(dsn, "?")
 	target := base[:strings.LastIndex(base, "/")+1] + name

@@ -10,12 +10,10 @@ import (
 	"testing"
 	"time"
 
-	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine/clickhouse"
 	"github.com/idemdata/idem/engine/enginetest"
-	"github.com/idemdata/idem/engine/mysql"
 )
 
 // mysqlServer is the MariaDB or MySQL server the tests use (IDEM_TEST_MYSQL).
@@ -31,14 +29,7 @@ type mysqlTarget struct {
 
 func newMySQLTarget(t *testing.T) mysqlTarget {
 	t.Helper()
-	dsn := mysqlServer.DSN(t)
-	cfg, err := mysql.Config(dsn, time.Minute)
-	require.NoError(t, err)
-	cfg.DBName = ""
-	c, err := gomysql.NewConnector(cfg)
-	require.NoError(t, err)
-	admin := sql.OpenDB(c)
-	t.Cleanup(func() { admin.Close() })
+	admin, dsn := enginetest.MySQLAdmin(t)
 	return mysqlTarget{serverDBs: serverDBs{dsn}, admin: admin}
 }
 
