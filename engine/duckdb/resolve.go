@@ -125,12 +125,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	// integers and the most digits one has. (The file of a value is looked
 	// for again only for an error message: DuckDB 1.5's filename option
 	// breaks reading files whose line endings differ.)
-	text := func(name string) string {
-		if in.Format == "csv" {
-			return d.Ident(name)
-		}
-		return "(json ->> " + d.String(`$."`+strings.ReplaceAll(name, `"`, `\"`)+`"`) + ")"
-	}
+	text := func(name string) string { return textOf(in, name) }
 	var aggs []string
 	for _, c := range zoneless {
 		v := text(c.Name)
@@ -150,11 +145,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE)),
 			fmt.Sprintf("coalesce(max(length(ltrim(regexp_replace(%s, '[^0-9]', '', 'g'), '0'))), 0)", v))
 	}
-	// The dialect SelectFiles reads with.
-	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
-	if in.Format == "jsonl" {
-		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
-	}
+	from := asText(in)
 	if len(aggs) == 0 {
 		in.Columns = cols
 		return in, checkZoned(ctx, q, in, zoned)
@@ -217,6 +208,26 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	return in, checkZoned(ctx, q, in, zoned)
 }
 
+// asText reads the input files (CSV or JSON Lines) as text, in the dialect
+// SelectFiles reads them with: a CSV value is the column, a JSON one is
+// textOf's expression over the object.
+func asText(in engine.FileInput) string {
+	d := Dialect{}
+	if in.Format == "jsonl" {
+		return fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+	}
+	return fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
+}
+
+// textOf is column name's value as text in asText's rows.
+func textOf(in engine.FileInput, name string) string {
+	d := Dialect{}
+	if in.Format == "csv" {
+		return d.Ident(name)
+	}
+	return "(json ->> " + d.String(`$."`+strings.ReplaceAll(name, `"`, `\"`)+`"`) + ")"
+}
+
 // namedZoneRE finds the zone name a date and time text ends with
 // (CET, Europe/Berlin; UTC and GMT too, told apart by the caller).
 const namedZoneRE = `[0-9]\s*([A-Za-z][A-Za-z0-9_/+-]+)\s*$`
@@ -238,16 +249,10 @@ func sampledIntegers(ctx context.Context, q engine.Querier, in engine.FileInput,
 	d := Dialect{}
 	aggs := make([]string, len(floating))
 	for i, c := range floating {
-		v := d.Ident(c.Name)
-		if in.Format == "jsonl" {
-			v = "(json ->> " + d.String(`$."`+strings.ReplaceAll(c.Name, `"`, `\"`)+`"`) + ")"
-		}
+		v := textOf(in, c.Name)
 		aggs[i] = fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE))
 	}
-	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
-	if in.Format == "jsonl" {
-		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
-	}
+	from := asText(in)
 	vals := make([]int64, len(aggs))
 	ptrs := make([]any, len(aggs))
 	for i := range vals {
@@ -379,18 +384,12 @@ func checkZoned(ctx context.Context, q engine.Querier, in engine.FileInput, zone
 	d := Dialect{}
 	var aggs []string
 	for _, c := range zoned {
-		v := d.Ident(c.Name)
-		if in.Format == "jsonl" {
-			v = "(json ->> " + d.String(`$."`+strings.ReplaceAll(c.Name, `"`, `\"`)+`"`) + ")"
-		}
+		v := textOf(in, c.Name)
 		aggs = append(aggs,
 			fmt.Sprintf("min(%s) FILTER (WHERE trim(%s) <> '' AND TRY_CAST(%s AS %s) IS NULL)", v, v, v, c.Type),
 			fmt.Sprintf("min(%s) FILTER (WHERE lower(regexp_extract(%s, %s, 1)) NOT IN ('', 'utc', 'gmt', 'z'))", v, v, d.String(namedZoneRE)))
 	}
-	from := fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
-	if in.Format == "jsonl" {
-		from = fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
-	}
+	from := asText(in)
 	vals := make([]sql.NullString, len(aggs))
 	ptrs := make([]any, len(aggs))
 	for i := range vals {
