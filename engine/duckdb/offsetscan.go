@@ -186,3 +186,67 @@ func lower(c byte) byte {
 	}
 	return c
 }
+
+// mayHoldLeadingZero reports whether any of the CSV files may hold a field
+// that starts with a zero and a digit (02134) or a plus sign and a digit
+// (+5), by reading their bytes in Go: false only when none can. DuckDB's
+// sniffer takes neither for a number, so a column holding one in its
+// sample is text; Resolve looks for one past the sample only when this
+// finds one somewhere. A field starts after a delimiter any sniffed file
+// may have (delim, or when it is "" any of , ; | tab), a line end, or a
+// quote. A compressed file, or one it cannot read, may hold anything.
+func mayHoldLeadingZero(paths []string, delim string) bool {
+	starts := [256]bool{'\n': true, '\r': true, '"': true}
+	if delim == "" {
+		delim = ",;|\t"
+	}
+	for i := range len(delim) {
+		starts[delim[i]] = true
+	}
+	for _, p := range paths {
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".gz", ".gzip", ".zst", ".zstd":
+			return true
+		}
+		if may, err := fileMayHoldLeadingZero(p, &starts); may || err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func fileMayHoldLeadingZero(path string, starts *[256]bool) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return true, err
+	}
+	defer f.Close()
+	return readerMayHoldLeadingZero(f, starts, 1<<20)
+}
+
+// readerMayHoldLeadingZero is fileMayHoldLeadingZero on r, read in blocks
+// of size; the last two bytes of a block are read again with the next.
+func readerMayHoldLeadingZero(r io.Reader, starts *[256]bool, size int) (bool, error) {
+	buf := make([]byte, size+2)
+	prev := []byte{'\n'} // the first field starts the file
+	for {
+		copy(buf, prev)
+		n, err := io.ReadFull(r, buf[len(prev):len(prev)+size])
+		block := buf[:len(prev)+n]
+		if magic := block[len(prev):]; len(prev) == 1 && (bytes.HasPrefix(magic, []byte{0x1f, 0x8b}) || bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd})) {
+			return true, nil
+		}
+		for i := 1; i+1 < len(block); i++ {
+			if c := block[i]; (c == '0' || c == '+') && isDigit(block[i+1]) && starts[block[i-1]] {
+				return true, nil
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		if err != nil {
+			return true, err
+		}
+		prev = append(prev[:0:0], block[len(block)-2:]...)
+	}
+}

@@ -83,3 +83,52 @@ func TestMayHoldOffsetCoversZonedRE(t *testing.T) {
 	}
 	require.Greater(t, found, 100, "the random texts must include matches")
 }
+
+// A field starting with a zero and a digit, or a plus sign and a digit, is
+// found wherever it lies (first, last or quoted; across block edges); the
+// usual numbers, dates and times do not trip it.
+func TestMayHoldLeadingZero(t *testing.T) {
+	starts := func(delim string) *[256]bool {
+		s := [256]bool{'\n': true, '\r': true, '"': true}
+		if delim == "" {
+			delim = ",;|\t"
+		}
+		for i := range len(delim) {
+			s[delim[i]] = true
+		}
+		return &s
+	}
+	odd := []string{"02134", "007.25", "+5", "00", "+1.5"}
+	for _, v := range odd {
+		for _, tc := range []struct{ delim, line string }{
+			{",", v + ",x"}, {",", "x," + v}, {",", `x,"` + v + `"`}, {";", "x;" + v + ";y"}, {"", "x\t" + v}, {"|", "x|" + v + "\r"},
+		} {
+			csv := "id,zip\n1,10001\n" + tc.line + "\n2,10002\n"
+			for _, size := range []int{1, 2, 3, 7, 16, 1 << 20} {
+				may, err := readerMayHoldLeadingZero(strings.NewReader(csv), starts(tc.delim), size)
+				require.NoError(t, err)
+				require.True(t, may, "%q in blocks of %d", tc.line, size)
+			}
+		}
+	}
+	may, err := readerMayHoldLeadingZero(strings.NewReader("02134,x\n"), starts(","), 3)
+	require.NoError(t, err)
+	require.True(t, may, "the first field of the file")
+	plain := []string{
+		"order_id,customer_id,order_date,status,amount,updated_at\n1,2,2026-01-05,placed,0.50,2026-01-05 09:00:00\n10,0,2026-11-28,x,-0.5,2026-11-28 00:00:00.05\n",
+		"a;b\n0;-01\n",
+		"id,phone\n1,tel +44 20\n",
+		"",
+	}
+	for _, csv := range plain {
+		for _, size := range []int{1, 2, 5, 1 << 20} {
+			may, err := readerMayHoldLeadingZero(strings.NewReader(csv), starts(""), size)
+			require.NoError(t, err)
+			require.False(t, may, "%q in blocks of %d", csv, size)
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.csv.gz")
+	require.NoError(t, os.WriteFile(p, []byte("id\n1\n"), 0o644))
+	require.True(t, mayHoldLeadingZero([]string{p}, ","), "a compressed file may hold anything")
+}

@@ -54,11 +54,15 @@ const integerRE = `\s*[+-]?[0-9]+\s*`
 //     file with such a column, or a key column with a declared type, is
 //     read with every column's type given (in.Columns), since a cast after
 //     JSON's inference would cast the rounded value.
+//   - A sniffed CSV number column with a value past the sample that the
+//     sniffer does not take for a number (02134, +5: notNumberRE) is read
+//     as VARCHAR, as it would be had that value been in the sample; a cast
+//     would drop the zero.
 //
 // The cost is one more scan of the files, as text, when they have such
 // columns; none for Parquet, which is typed. For CSV, a scan of the bytes
-// in Go (mayHoldOffset) first rules offsets out in most files, and with
-// them the scan through DuckDB.
+// in Go (mayHoldOffset, mayHoldLeadingZero) first rules offsets and
+// leading zeros out in most files, and with them the scan through DuckDB.
 func Resolve(ctx context.Context, q engine.Querier, in engine.FileInput) (engine.FileInput, error) {
 	return ResolveDescribed(ctx, q, in, nil)
 }
@@ -83,7 +87,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if err := checkDateFormats(ctx, q, in, cols); err != nil {
 		return in, err
 	}
-	var zoneless, integral, zoned, floating, dated []engine.Column
+	var zoneless, integral, zoned, floating, dated, numeric []engine.Column
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
@@ -92,6 +96,9 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindDate && !declared && in.Format == "csv" {
 			dated = append(dated, c)
+		}
+		if !declared && in.Format == "csv" && isNumber(c.Type) {
+			numeric = append(numeric, c)
 		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
 			zoneless = append(zoneless, c)
@@ -111,12 +118,15 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if len(zoneless) > 0 && in.Format == "csv" && !mayHoldOffset(in.Paths) {
 		zoneless = nil // no value can carry an offset: no scan for one
 	}
+	if len(numeric) > 0 && !mayHoldLeadingZero(in.Paths, in.Delim) {
+		numeric = nil // no field starts with 0 and a digit, or +: no scan for one
+	}
 	wide, err := sampledIntegers(ctx, q, in, floating)
 	if err != nil {
 		return in, err
 	}
 	integral = append(integral, wide...)
-	if len(zoneless)+len(integral)+len(dated) == 0 && !exactJSON {
+	if len(zoneless)+len(integral)+len(dated)+len(numeric) == 0 && !exactJSON {
 		return in, checkZoned(ctx, q, in, zoned)
 	}
 
@@ -144,6 +154,12 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		aggs = append(aggs,
 			fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE)),
 			fmt.Sprintf("coalesce(max(length(ltrim(regexp_replace(%s, '[^0-9]', '', 'g'), '0'))), 0)", v))
+	}
+	// For each number column, a value past the sample the sniffer would
+	// not have taken for a number (02134, +5).
+	for _, c := range numeric {
+		v := text(c.Name)
+		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE regexp_matches(%s, %s))", v, v, d.String(notNumberRE)))
 	}
 	from := asText(in)
 	if len(aggs) == 0 {
@@ -196,6 +212,12 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 				strings.Join(in.Paths, ", "), c.Name, toInt(digits))}
 		}
 	}
+	base += 2 * len(integral)
+	for i, c := range numeric {
+		if vals[base+i] != nil {
+			types[c.Name] = "VARCHAR" // what the sniffer makes of it in the sample
+		}
+	}
 	in.Types = types
 	if exactJSON {
 		for i, c := range cols {
@@ -226,6 +248,23 @@ func textOf(in engine.FileInput, name string) string {
 		return d.Ident(name)
 	}
 	return "(json ->> " + d.String(`$."`+strings.ReplaceAll(name, `"`, `\"`)+`"`) + ")"
+}
+
+// notNumberRE matches number text DuckDB's sniffer does not take for a
+// number, though a cast to the sniffed type would read it: a leading zero
+// before a digit (02134, 007.25) or a plus sign. (A minus sign before a
+// zero, -01, it takes.)
+const notNumberRE = `^(0[0-9]|\+)`
+
+// isNumber reports a number type the sniffer gives a CSV column.
+func isNumber(typ string) bool {
+	t := strings.ToUpper(typ)
+	for _, p := range []string{"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "REAL"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // namedZoneRE finds the zone name a date and time text ends with

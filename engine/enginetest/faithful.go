@@ -29,6 +29,7 @@ var faithfulCases = []testCase{
 	{"BigIntegerKeysKeepIdentity", testBigKeys},
 	{"BigIntegersKeepEveryDigit", testBigIntegers},
 	{"LateTimeOfDayKept", testLateTime},
+	{"LeadingZerosPastTheSampleKept", testLeadingZeros},
 	{"SubMicrosecondsDropped", testSubMicro},
 	{"FloatKeyRefused", testFloatKeyRefused},
 }
@@ -399,6 +400,42 @@ func testLateTime(t *testing.T, h Harness) {
 		require.Equal(t, int64(0), e.Checksum(`"d" IS NULL`).Rows, last)
 		require.Equal(t, int64(1), e.Checksum(`"d" > '2026-11-28 00:00:00'`).Rows, "the time of day is kept: %s", last)
 	}
+}
+
+// A value DuckDB's sniffer does not take for a number (a leading zero,
+// 02134, 007.25, or a plus sign, +5) makes its column text when it lies in
+// the sample; past the sample, the reader would cast it to the sampled
+// number type and drop the zero without a word. The column is text
+// wherever such a value lies: the same table whatever the row order, and
+// every zero kept.
+func testLeadingZeros(t *testing.T, h Harness) {
+	body := func(lateFirst bool) string {
+		var b strings.Builder
+		b.WriteString("id,day,zip,qty,amount\n")
+		odd := fmt.Sprintf("%d,2026-11-28,02134,+5,007.25\n", beyondSample)
+		if lateFirst {
+			b.WriteString(odd)
+		}
+		for i := range beyondSample {
+			fmt.Fprintf(&b, "%d,2026-11-28,%d,%d,%d.50\n", i, 10000+i, i, i)
+		}
+		if !lateFirst {
+			b.WriteString(odd)
+		}
+		return b.String()
+	}
+	var sums []Sum
+	for _, lateFirst := range []bool{true, false} {
+		e := NewEnv(t, h)
+		e.Write("in/x.csv", body(lateFirst))
+		r := e.MustRun(e.Job(plainJob), "2026-11-28")
+		require.Equal(t, int64(beyondSample+1), r.RowCount)
+		for _, where := range []string{`"zip" LIKE '0%'`, `"qty" LIKE '+%'`, `"amount" LIKE '00%'`} {
+			require.Equal(t, int64(1), e.Checksum(where).Rows, "%s, the odd row first: %v", where, lateFirst)
+		}
+		sums = append(sums, e.Checksum(""))
+	}
+	require.Equal(t, sums[0], sums[1], "the same table whatever the row order")
 }
 
 // Digits of a second past the microsecond are dropped, as every reader but
