@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/csv"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -87,7 +89,8 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if err := checkDateFormats(ctx, q, in, cols); err != nil {
 		return in, err
 	}
-	var zoneless, integral, zoned, floating, dated, numeric []engine.Column
+	var zoneless, integral, zoned, floating, dated, numeric, whole []engine.Column
+	late := in.Format == "csv" && pastSample(in.Paths) // values the sniffer did not see
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
@@ -97,8 +100,11 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindDate && !declared && in.Format == "csv" {
 			dated = append(dated, c)
 		}
-		if !declared && in.Format == "csv" && isNumber(c.Type) {
+		if !declared && late && isNumber(c.Type) {
 			numeric = append(numeric, c)
+		}
+		if !declared && late && isInteger(c.Type) {
+			whole = append(whole, c)
 		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
 			zoneless = append(zoneless, c)
@@ -126,7 +132,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		return in, err
 	}
 	integral = append(integral, wide...)
-	if len(zoneless)+len(integral)+len(dated)+len(numeric) == 0 && !exactJSON {
+	if len(zoneless)+len(integral)+len(dated)+len(numeric)+len(whole) == 0 && !exactJSON {
 		return in, checkZoned(ctx, q, in, zoned)
 	}
 
@@ -160,6 +166,12 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	for _, c := range numeric {
 		v := text(c.Name)
 		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE regexp_matches(%s, %s))", v, v, d.String(notNumberRE)))
+	}
+	// For each integer column, how many values past the sample have a
+	// fraction or an exponent (5.7): the reader would round them.
+	for _, c := range whole {
+		v := text(c.Name)
+		aggs = append(aggs, fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s) AND TRY_CAST(%s AS DOUBLE) IS NOT NULL)", v, d.String(integerRE), v))
 	}
 	from := asText(in)
 	if len(aggs) == 0 {
@@ -213,9 +225,14 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		}
 	}
 	base += 2 * len(integral)
+	for i, c := range whole {
+		if toInt(vals[base+len(numeric)+i]) > 0 {
+			types[c.Name] = "DOUBLE" // what the sniffer makes of 5.7 in the sample
+		}
+	}
 	for i, c := range numeric {
 		if vals[base+i] != nil {
-			types[c.Name] = "VARCHAR" // what the sniffer makes of it in the sample
+			types[c.Name] = "VARCHAR" // what the sniffer makes of 02134 in the sample
 		}
 	}
 	in.Types = types
@@ -255,6 +272,50 @@ func textOf(in engine.FileInput, name string) string {
 // before a digit (02134, 007.25) or a plus sign. (A minus sign before a
 // zero, -01, it takes.)
 const notNumberRE = `^(0[0-9]|\+)`
+
+// isInteger reports an integer type the sniffer gives a CSV column.
+func isInteger(typ string) bool {
+	return isNumber(typ) && !engine.IsFloat(typ) && !strings.HasPrefix(strings.ToUpper(typ), "DECIMAL")
+}
+
+// pastSample reports whether the CSV files may hold rows the sniffer's
+// sample did not see: it reads the first sampleRows rows of the first
+// file, so another file, or a file of more lines, may (a compressed file
+// is counted as more).
+func pastSample(paths []string) bool {
+	if len(paths) != 1 {
+		return len(paths) > 1
+	}
+	switch strings.ToLower(filepath.Ext(paths[0])) {
+	case ".gz", ".gzip", ".zst", ".zstd":
+		return true
+	}
+	n, err := countLines(paths[0], sampleRows+1) // the header and the sample
+	return err != nil || n > sampleRows+1
+}
+
+// countLines counts the line ends in the file at path, stopping past
+// limit.
+func countLines(path string, limit int) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n := 0
+	for n <= limit {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
 
 // isNumber reports a number type the sniffer gives a CSV column.
 func isNumber(typ string) bool {
