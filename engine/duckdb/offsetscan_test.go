@@ -132,3 +132,21 @@ func TestMayHoldLeadingZero(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("id\n1\n"), 0o644))
 	require.True(t, mayHoldLeadingZero([]string{p}, ","), "a compressed file may hold anything")
 }
+
+// Only an input with rows past the sniffer's sample (a file of more rows,
+// or a second file) is read again for values the sample did not see.
+func TestPastSample(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, rows int) string {
+		p := filepath.Join(dir, name)
+		b := []byte("id\n" + strings.Repeat("1\n", rows))
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	sample, more := write("sample.csv", sampleRows), write("more.csv", sampleRows+1)
+	require.False(t, pastSample([]string{sample}), "a file the sample reads whole")
+	require.True(t, pastSample([]string{more}), "one row past the sample")
+	require.True(t, pastSample([]string{sample, write("two.csv", 1)}), "a second file")
+	require.True(t, pastSample([]string{write("x.csv.gz", 1)}), "a compressed file")
+	require.True(t, pastSample([]string{filepath.Join(dir, "missing.csv")}), "a file it cannot read")
+}
