@@ -56,6 +56,10 @@ const integerRE = `\s*[+-]?[0-9]+\s*`
 //     file with such a column, or a key column with a declared type, is
 //     read with every column's type given (in.Columns), since a cast after
 //     JSON's inference would cast the rounded value.
+//   - A CSV or JSON column typed integer from the sample with a value past
+//     it that has a fraction or an exponent (5.7) is read as DOUBLE, as it
+//     would be had that value been in the sample: the reader would round
+//     it.
 //   - A sniffed CSV number column with a value past the sample that the
 //     sniffer does not take for a number (02134, +5: notNumberRE) is read
 //     as VARCHAR, as it would be had that value been in the sample; a cast
@@ -90,7 +94,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		return in, err
 	}
 	var zoneless, integral, zoned, floating, dated, numeric, whole []engine.Column
-	late := in.Format == "csv" && pastSample(in.Paths) // values the sniffer did not see
+	late := pastSample(in.Paths) // values the sniffer did not see (CSV rows, JSON lines)
 	exactJSON := false
 	for _, c := range cols {
 		_, declared := in.Types[c.Name]
@@ -100,7 +104,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindDate && !declared && in.Format == "csv" {
 			dated = append(dated, c)
 		}
-		if !declared && late && isNumber(c.Type) {
+		if !declared && late && in.Format == "csv" && isNumber(c.Type) {
 			numeric = append(numeric, c)
 		}
 		if !declared && late && isInteger(c.Type) {
@@ -228,6 +232,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	for i, c := range whole {
 		if toInt(vals[base+len(numeric)+i]) > 0 {
 			types[c.Name] = "DOUBLE" // what the sniffer makes of 5.7 in the sample
+			exactJSON = exactJSON || in.Format == "jsonl"
 		}
 	}
 	for i, c := range numeric {
@@ -278,10 +283,10 @@ func isInteger(typ string) bool {
 	return isNumber(typ) && !engine.IsFloat(typ) && !strings.HasPrefix(strings.ToUpper(typ), "DECIMAL")
 }
 
-// pastSample reports whether the CSV files may hold rows the sniffer's
-// sample did not see: it reads the first sampleRows rows of the first
-// file, so another file, or a file of more lines, may (a compressed file
-// is counted as more).
+// pastSample reports whether the CSV or JSON Lines files may hold rows the
+// readers' sample did not see: they type from the first sampleRows rows of
+// the first file, so another file, or a file of more lines, may (a
+// compressed file is counted as more).
 func pastSample(paths []string) bool {
 	if len(paths) != 1 {
 		return len(paths) > 1

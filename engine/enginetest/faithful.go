@@ -441,42 +441,47 @@ func testLeadingZeros(t *testing.T, h Harness) {
 
 // A value with a fraction (5.7) in a column whose sampled values are all
 // integers makes it floating point, as it does in the sample; past the
-// sample, the reader would round it into the sampled integer type (6)
-// without a word. The same table whatever the row order; a second file is
-// past the sample too.
+// sample, the readers would round it into the sampled integer type (6)
+// without a word. The same table whatever the row order, in CSV and JSON
+// Lines; a second file is past the sample too.
 func testLateFractions(t *testing.T, h Harness) {
-	rows := func(lo, hi int) string {
-		var b strings.Builder
-		for i := lo; i < hi; i++ {
-			fmt.Fprintf(&b, "%d,2026-11-28,%d\n", i, i)
+	for _, format := range []string{"csv", "jsonl"} {
+		row := func(id int, n string) string {
+			if format == "csv" {
+				return fmt.Sprintf("%d,2026-11-28,%s\n", id, n)
+			}
+			return fmt.Sprintf(`{"id":%d,"day":"2026-11-28","n":%s}`+"\n", id, n)
 		}
-		return b.String()
+		header := ""
+		if format == "csv" {
+			header = "id,day,n\n"
+		}
+		rows := func(lo, hi int) string {
+			var b strings.Builder
+			for i := lo; i < hi; i++ {
+				b.WriteString(row(i, strconv.Itoa(i)))
+			}
+			return b.String()
+		}
+		odd := row(999999, "5.7")
+		var sums []Sum
+		for _, files := range [][]string{
+			{header + odd + rows(0, beyondSample)},
+			{header + rows(0, beyondSample) + odd},
+			{header + rows(0, 10), header + odd},
+		} {
+			e := NewEnv(t, h)
+			for i, f := range files {
+				e.Write(fmt.Sprintf("in/x%d.%s", i, format), f)
+			}
+			e.MustRun(e.Job(strings.Replace(plainJob, "files: in/x.csv", "files: in/*."+format, 1)), "2026-11-28")
+			require.Equal(t, int64(1), e.Checksum(`"n" > 5.6 AND "n" < 5.8`).Rows, "%s: 5.7 is kept: %.40q", format, files[len(files)-1])
+			if len(files) == 1 {
+				sums = append(sums, e.Checksum(""))
+			}
+		}
+		require.Equal(t, sums[0], sums[1], "%s: the same table whatever the row order", format)
 	}
-	const header, odd = "id,day,n\n", "999999,2026-11-28,5.7\n"
-	var sums []Sum
-	for _, files := range [][]string{
-		{header + odd + rows(0, beyondSample)},
-		{header + rows(0, beyondSample) + odd},
-		{header + rows(0, 10), header + odd},
-	} {
-		e := NewEnv(t, h)
-		j := plainJob
-		if len(files) > 1 {
-			j = strings.Replace(plainJob, "files: in/x.csv", "files: in/*.csv", 1)
-		}
-		for i, f := range files {
-			e.Write(fmt.Sprintf("in/x%d.csv", i), f)
-		}
-		if len(files) == 1 {
-			e.Write("in/x.csv", files[0])
-		}
-		e.MustRun(e.Job(j), "2026-11-28")
-		require.Equal(t, int64(1), e.Checksum(`"n" > 5.6 AND "n" < 5.8`).Rows, "5.7 is kept: %.40q", files[len(files)-1])
-		if len(files) == 1 {
-			sums = append(sums, e.Checksum(""))
-		}
-	}
-	require.Equal(t, sums[0], sums[1], "the same table whatever the row order")
 }
 
 // Digits of a second past the microsecond are dropped, as every reader but
