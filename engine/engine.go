@@ -501,7 +501,8 @@ const BuildSuffix = "__idem_build"
 
 // PartitionExchanger is an optional DB ability of a Swapper engine that
 // has no transactions at all but puts one partition of a table in place in
-// one atomic step (ClickHouse). The targets of the partition strategy it
+// one atomic step (ClickHouse); the runner uses it only on an engine that
+// is a Swapper too (it does not embed Swapper, to stay small). The targets of the partition strategy it
 // creates are partitioned by the job's grain (PartitionBy); a partition
 // run builds, beside the target, a table holding the partition's new rows
 // (BuildPartition, then the rows), and swaps it in (ReplacePartition); a
@@ -510,7 +511,6 @@ const BuildSuffix = "__idem_build"
 // swap: a crash between the two leaves the new partition and no ledger
 // row, and the next run loads it again.
 type PartitionExchanger interface {
-	Swapper
 	// PartitionBy is the partition key the target of a partition job
 	// needs: the start of the quoted column col's partition of unit (hour,
 	// day, month), instants read in zone. Applied to a literal, it is the

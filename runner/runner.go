@@ -192,6 +192,9 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 		r.swap = sw
 	}
 	if x, ok := db.(engine.PartitionExchanger); ok {
+		if r.swap == nil { // an engine's mistake: without a swap there is no atomic step
+			return r.res, fmt.Errorf("engine %T exchanges partitions but is not an engine.Swapper", db)
+		}
 		r.xchg = x
 	}
 	began := time.Now()
