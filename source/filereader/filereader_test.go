@@ -99,20 +99,21 @@ func TestCSV(t *testing.T) {
 		name string
 		in   engine.FileInput
 		want *CSVDialect // nil: rows
+		fail string      // Describe's error, as the run's read fails
 	}{
-		{"comma", engine.FileInput{Paths: []string{a}, Delim: ","}, &CSVDialect{Delim: ",", Quote: `"`}},
-		{"columns_in_other_order", engine.FileInput{Paths: []string{a, b}, Delim: ","}, &CSVDialect{Delim: ",", Quote: `"`}},
-		{"semicolon", engine.FileInput{Paths: []string{writeFile(t, dir, "semi.csv", "id;x\n1;a\n2;b\n")}, Delim: ";"}, &CSVDialect{Delim: ";", Quote: `"`}},
-		{"tab_sniffed", engine.FileInput{Paths: []string{writeFile(t, dir, "tab.csv", "id\tx\n1\ta\n2\tb\n")}}, &CSVDialect{Delim: "\t", Quote: ""}},
-		{"bom", engine.FileInput{Paths: []string{writeFile(t, dir, "bom.csv", "\ufeffid,x\n1,a\n")}, Delim: ","}, &CSVDialect{Delim: ",", Quote: `"`}},
-		{"quotes_sniffed", engine.FileInput{Paths: []string{writeFile(t, dir, "q.csv", "id,x\n1,\"a, b\"\n2,\"say \"\"hi\"\"\"\n")}}, &CSVDialect{Delim: ",", Quote: `"`}},
-		{"no_quotes_sniffed", engine.FileInput{Paths: []string{writeFile(t, dir, "plain.csv", "id,name\n1,5\" screen\n2,a \"b\" c\n")}}, &CSVDialect{Delim: ",", Quote: ""}},
-		{"backslash_escape", engine.FileInput{Paths: []string{writeFile(t, dir, "esc.csv", "id,x\n1,\"say \\\"hi\\\"\"\n2,\"a\"\n")}}, &CSVDialect{Delim: ",", Quote: `"`, Escape: `\`}},
-		{"day_first_dates", engine.FileInput{Paths: []string{writeFile(t, dir, "dmy.csv", "id,d\n1,28/11/2026\n2,13/12/2026\n")}, Delim: ","}, nil},
-		{"converted_column", engine.FileInput{Paths: []string{writeFile(t, dir, "l.csv", "id,l\n1,\"[1, 2]\"\n")}, Delim: ",", Types: map[string]string{"l": "BIGINT[]"}}, nil},
-		{"unknown_type", engine.FileInput{Paths: []string{writeFile(t, dir, "u.csv", "id,e\n1,A@x\n")}, Delim: ",", Types: map[string]string{"e": "CITEXT"}}, &CSVDialect{Delim: ",", Quote: `"`}},
-		{"headers_differ", engine.FileInput{Paths: []string{a, other}, Delim: ","}, nil},
-		{"jsonl", engine.FileInput{Paths: []string{writeFile(t, dir, "j.jsonl", `{"id": 1}`+"\n")}, Format: "jsonl"}, nil},
+		{"comma", engine.FileInput{Paths: []string{a}, Delim: ","}, &CSVDialect{Delim: ",", Quote: `"`}, ""},
+		{"columns_in_other_order", engine.FileInput{Paths: []string{a, b}, Delim: ","}, &CSVDialect{Delim: ",", Quote: `"`}, ""},
+		{"semicolon", engine.FileInput{Paths: []string{writeFile(t, dir, "semi.csv", "id;x\n1;a\n2;b\n")}, Delim: ";"}, &CSVDialect{Delim: ";", Quote: `"`}, ""},
+		{"tab_sniffed", engine.FileInput{Paths: []string{writeFile(t, dir, "tab.csv", "id\tx\n1\ta\n2\tb\n")}}, &CSVDialect{Delim: "\t", Quote: ""}, ""},
+		{"bom", engine.FileInput{Paths: []string{writeFile(t, dir, "bom.csv", "\ufeffid,x\n1,a\n")}, Delim: ","}, &CSVDialect{Delim: ",", Quote: `"`}, ""},
+		{"quotes_sniffed", engine.FileInput{Paths: []string{writeFile(t, dir, "q.csv", "id,x\n1,\"a, b\"\n2,\"say \"\"hi\"\"\"\n")}}, &CSVDialect{Delim: ",", Quote: `"`}, ""},
+		{"no_quotes_sniffed", engine.FileInput{Paths: []string{writeFile(t, dir, "plain.csv", "id,name\n1,5\" screen\n2,a \"b\" c\n")}}, &CSVDialect{Delim: ",", Quote: ""}, ""},
+		{"backslash_escape", engine.FileInput{Paths: []string{writeFile(t, dir, "esc.csv", "id,x\n1,\"say \\\"hi\\\"\"\n2,\"a\"\n")}}, &CSVDialect{Delim: ",", Quote: `"`, Escape: `\`}, ""},
+		{"day_first_dates", engine.FileInput{Paths: []string{writeFile(t, dir, "dmy.csv", "id,d\n1,28/11/2026\n2,13/12/2026\n")}, Delim: ","}, nil, ""},
+		{"converted_column", engine.FileInput{Paths: []string{writeFile(t, dir, "l.csv", "id,l\n1,\"[1, 2]\"\n")}, Delim: ",", Types: map[string]string{"l": "BIGINT[]"}}, nil, ""},
+		{"unknown_type", engine.FileInput{Paths: []string{writeFile(t, dir, "u.csv", "id,e\n1,A@x\n")}, Delim: ",", Types: map[string]string{"e": "CITEXT"}}, &CSVDialect{Delim: ",", Quote: `"`}, ""},
+		{"headers_differ", engine.FileInput{Paths: []string{a, other}, Delim: ","}, nil, "Schema mismatch"},
+		{"jsonl", engine.FileInput{Paths: []string{writeFile(t, dir, "j.jsonl", `{"id": 1}`+"\n")}, Format: "jsonl"}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -120,6 +121,10 @@ func TestCSV(t *testing.T) {
 				tc.in.Format = "csv"
 			}
 			src, err := openReader(t).Describe(t.Context(), tc.in, testTypes{})
+			if tc.fail != "" {
+				require.ErrorContains(t, err, tc.fail)
+				return
+			}
 			require.NoError(t, err)
 			got, err := src.CSV(t.Context())
 			require.NoError(t, err)
