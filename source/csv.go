@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // csvDelimiterCandidates are the delimiters CSVDelimiter chooses among.
@@ -91,6 +92,9 @@ func CheckCSV(path string, delim byte) error {
 			return err
 		}
 		if n == 0 {
+			if sepLine(rec) {
+				return &LineError{File: path, Line: 1, Err: fmt.Errorf("%q is a spreadsheet's delimiter line, not a header: idem reads the column names from the first line; remove that line", strings.Join(rec, string(delim)))}
+			}
 			want = len(rec)
 			header = append([]string(nil), rec...)
 		}
@@ -99,4 +103,15 @@ func CheckCSV(path string, delim byte) error {
 			return err
 		}
 	}
+}
+
+// sepLine reports a first line like Excel's "sep=;", which names the
+// delimiter of the lines after it (read with any delimiter: "sep=;" is two
+// fields when ';' is it).
+func sepLine(rec []string) bool {
+	if len(rec) == 0 || len(rec) > 2 || len(rec) == 2 && rec[1] != "" {
+		return false
+	}
+	f := strings.ToLower(strings.TrimPrefix(rec[0], "\ufeff"))
+	return strings.HasPrefix(f, "sep=") && len(f) <= len("sep=")+1
 }

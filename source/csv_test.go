@@ -50,3 +50,14 @@ func TestCheckCSV(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.content)
 	}
 }
+
+// A spreadsheet's "sep=" first line is told from a header, whichever
+// delimiter reads it; a header with a column named sep is a header.
+func TestSepLine(t *testing.T) {
+	for _, rec := range [][]string{{"sep=;"}, {"sep=", ""}, {"\ufeffSEP=|"}, {"sep=\t"}} {
+		require.True(t, sepLine(rec), "%q", rec)
+	}
+	for _, rec := range [][]string{{"sep"}, {"sep", "day"}, {"sep=;", "day"}, {"sep=;;"}, {"id", ""}, {}} {
+		require.False(t, sepLine(rec), "%q", rec)
+	}
+}

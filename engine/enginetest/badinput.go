@@ -60,6 +60,8 @@ partition:
 		{"id,day,n\n1,2024-05-01,\"alice\n", "x.csv line 2: a quoted field opened on this line is never closed"},
 		{"", "x.csv is empty (0 bytes)"},
 		{"This is a prose file, not a CSV.\nIt has two lines.\n", "x.csv line 2: expected 2 fields, as the header has, found 1"},
+		{"sep=;\nid;day;n\n1;2024-05-01;5\n", `x.csv line 1: "sep=;" is a spreadsheet's delimiter line, not a header`},
+		{"sep=,\nid,day,n\n1,2024-05-01,5\n", `x.csv line 1: "sep=," is a spreadsheet's delimiter line, not a header`},
 	} {
 		e.Write("in/x.csv", tc.content)
 		_, err := e.Run(j, "2024-05-01", Force)
