@@ -31,7 +31,7 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	}
 	have, ok := headerColumns(files)
 	if !ok {
-		return nil, nil
+		return nil, blankHeader(files)
 	}
 	ps := r.missingColumns(have)
 	if len(ps) == 0 {
@@ -45,6 +45,26 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 		}
 	}
 	return ps, nil
+}
+
+// blankHeader names a file whose first line names no column (only blank
+// lines, or a byte order mark), which a reader would read as one nameless
+// column: bad input, not a job's missing column. nil when there is none.
+func blankHeader(files []string) error {
+	for _, f := range files {
+		delim, err := source.CSVDelimiter(f)
+		if err != nil {
+			continue
+		}
+		h, err := source.CSVHeader(f, delim)
+		if err != nil || strings.TrimSpace(strings.Join(h, "")) != "" {
+			continue
+		}
+		if bad := source.CheckCSV(f, delim); bad != nil { // it stops at the first line
+			return located(bad, nil)
+		}
+	}
+	return nil
 }
 
 // headerColumns is the union of the files' header names, in order of

@@ -73,6 +73,9 @@ func CheckCSV(path string, delim byte) error {
 	var header []string
 	for n := 0; ; n++ {
 		rec, err := r.Read()
+		if errors.Is(err, io.EOF) && n == 0 {
+			return fmt.Errorf("%s has no header line: it holds only blank lines", path)
+		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -92,6 +95,9 @@ func CheckCSV(path string, delim byte) error {
 			return err
 		}
 		if n == 0 {
+			if strings.TrimSpace(strings.TrimPrefix(strings.Join(rec, ""), "\ufeff")) == "" {
+				return &LineError{File: path, Line: 1, Err: errors.New("the header line names no column")}
+			}
 			if sepLine(rec) {
 				return &LineError{File: path, Line: 1, Err: fmt.Errorf("%q is a spreadsheet's delimiter line, not a header: idem reads the column names from the first line; remove that line", strings.Join(rec, string(delim)))}
 			}
