@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,8 +15,8 @@ import (
 // key, latest_by, columns:), so a typo is a job-file error with its path
 // and line, reported with the job's other problems. A file whose structure
 // is broken (a prose file's "header") is bad input instead: exit 1, named
-// by file and line. A header with an empty or repeated name is left to the
-// reader, which renames such columns.
+// by file and line, and so is a header with an empty or repeated name
+// (badHeader).
 func (r *run) headerProblems() ([]job.Problem, error) {
 	j := r.job
 	if !j.Source.HasFiles() || j.Source.Format != "csv" {
@@ -29,9 +30,12 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	if err != nil || len(files) == 0 {
 		return nil, nil // the run reports it where it reads the files
 	}
+	if bad := badHeader(files); bad != nil {
+		return nil, bad
+	}
 	have, ok := headerColumns(files)
 	if !ok {
-		return nil, blankHeader(files)
+		return nil, nil
 	}
 	ps := r.missingColumns(have)
 	if len(ps) == 0 {
@@ -47,21 +51,45 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	return ps, nil
 }
 
-// blankHeader names a file whose first line names no column (only blank
-// lines, or a byte order mark), which a reader would read as one nameless
-// column: bad input, not a job's missing column. nil when there is none.
-func blankHeader(files []string) error {
+// badHeader names a file whose header a reader would invent names for: a
+// first line naming no column (only blank lines, or a byte order mark), an
+// empty name (column2), or a name given twice (n_1; names are compared
+// without case, as DuckDB compares them). Each is bad input, named by file
+// and line, rather than a column that appears under a name no file gave.
+// nil when there is none; it reads each file's first line.
+func badHeader(files []string) error {
 	for _, f := range files {
 		delim, err := source.CSVDelimiter(f)
 		if err != nil {
 			continue
 		}
 		h, err := source.CSVHeader(f, delim)
-		if err != nil || strings.TrimSpace(strings.Join(h, "")) != "" {
-			continue
+		if err != nil {
+			continue // CheckCSV names it where the run reads the file
 		}
-		if bad := source.CheckCSV(f, delim); bad != nil { // it stops at the first line
-			return located(bad, nil)
+		if len(h) == 0 || slices.ContainsFunc(h, func(c string) bool { return strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")) == "" }) {
+			// A line of blanks, or a spreadsheet's "sep=;", is named by
+			// CheckCSV, which stops there; any other line reads on.
+			if bad := source.CheckCSV(f, delim); bad != nil {
+				var le *source.LineError
+				if !errors.As(bad, &le) || le.Line == 1 {
+					return located(bad, nil)
+				}
+			}
+		}
+		seen := map[string]int{}
+		for i, c := range h {
+			name := strings.ToLower(strings.TrimSpace(c))
+			at := func(format string, args ...any) error {
+				return located(&source.LineError{File: f, Line: 1, Err: fmt.Errorf(format, args...)}, nil)
+			}
+			if name == "" {
+				return at("field %d of the header is empty: every column needs a name", i+1)
+			}
+			if j, twice := seen[name]; twice {
+				return at("the header names column %q twice (fields %d and %d; names are compared without case)", strings.TrimSpace(c), j+1, i+1)
+			}
+			seen[name] = i
 		}
 	}
 	return nil

@@ -62,6 +62,8 @@ partition:
 		{"\n\n", "x.csv has no header line: it holds only blank lines"},
 		{"\ufeff", "x.csv line 1: the header line names no column"},
 		{" \n1,2024-05-01,5\n", "x.csv line 1: the header line names no column"},
+		{"id,day,n,\n1,2024-05-01,5,\n", "x.csv line 1: field 4 of the header is empty: every column needs a name"},
+		{"id,day,n,N\n1,2024-05-01,5,6\n", `x.csv line 1: the header names column "N" twice (fields 3 and 4; names are compared without case)`},
 		{"This is a prose file, not a CSV.\nIt has two lines.\n", "x.csv line 2: expected 2 fields, as the header has, found 1"},
 		{"sep=;\nid;day;n\n1;2024-05-01;5\n", `x.csv line 1: "sep=;" is a spreadsheet's delimiter line, not a header`},
 		{"sep=,\nid,day,n\n1,2024-05-01,5\n", `x.csv line 1: "sep=," is a spreadsheet's delimiter line, not a header`},
