@@ -346,6 +346,9 @@ func (r *run) readError(files []string, err error) error {
 	if bv := (*engine.BadValue)(nil); errors.As(err, &bv) {
 		return &InputError{Msg: bv.Msg, Err: err, File: bv.File, Line: bv.Line, Column: bv.Column}
 	}
+	if le := source.JSONReadError(err); le != nil {
+		return located(le, err)
+	}
 	if bad := r.explainFiles(files); bad != nil {
 		return located(bad, err)
 	}

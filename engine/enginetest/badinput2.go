@@ -195,6 +195,18 @@ func testJSONLNotJSON(t *testing.T, h Harness) {
 	e.MustRun(j, "2024-05-01")
 	p := e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01"}`+"\nthis line is not JSON\n")
 	e.requireRefused(j, "2024-05-01", 1, p+" line 2: not a JSON object", "this line is not JSON")
+	// A value past the reader's sample that its column's type cannot take,
+	// and a key given twice: the file and line, and what to do.
+	var late strings.Builder
+	for i := range beyondSample {
+		fmt.Fprintf(&late, `{"id":%d,"day":"2024-05-01"}`+"\n", i)
+	}
+	late.WriteString(`{"id":"many","day":"2024-05-01"}` + "\n")
+	p = e.Write("in/x.jsonl", late.String())
+	e.requireRefused(j, "2024-05-01", 1, fmt.Sprintf("%s line %d: a value does not fit the type its column has", p, beyondSample+1),
+		"declare the column's type under columns:")
+	p = e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","id":2}`+"\n")
+	e.requireRefused(j, "2024-05-01", 1, p+` line 1: the object names key "id" twice`)
 }
 
 // writeParquet writes csvText as a Parquet file with an embedded DuckDB.
