@@ -3,6 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -58,6 +60,7 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 // and line, rather than a column that appears under a name no file gave.
 // nil when there is none; it reads each file's first line.
 func badHeader(files []string) error {
+	var first []string // the first file's names, lower case
 	for _, f := range files {
 		delim, err := source.CSVDelimiter(f)
 		if err != nil {
@@ -91,8 +94,36 @@ func badHeader(files []string) error {
 			}
 			seen[name] = i
 		}
+		names := slices.Sorted(maps.Keys(seen))
+		if first == nil {
+			first = names
+			continue
+		}
+		if extra, lacks := setDiff(names, first), setDiff(first, names); len(extra)+len(lacks) > 0 {
+			return located(&source.LineError{File: f, Line: 1, Err: fmt.Errorf(
+				"its header names other columns than %s's (more: %s; fewer: %s): every file must name the same columns, in any order",
+				filepath.Base(files[0]), listOrNone(extra), listOrNone(lacks))}, nil)
+		}
 	}
 	return nil
+}
+
+// setDiff returns the names of a (sorted) that b (sorted) lacks.
+func setDiff(a, b []string) []string {
+	var out []string
+	for _, n := range a {
+		if _, found := slices.BinarySearch(b, n); !found {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // headerColumns is the union of the files' header names, in order of

@@ -45,13 +45,14 @@ columns:
 func testBadCSV(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
 	e.Write("in/x.csv", "id,day,n\n1,2024-05-01,5\n")
-	j := e.Job(`job: bad
+	body := `job: bad
 source:
   files: in/x.csv
 strategy: partition
 partition:
   column: day
-`)
+`
+	j := e.Job(body)
 	e.MustRun(j, "2024-05-01")
 	before := e.Checksum("")
 	for _, tc := range []struct{ content, want string }{
@@ -81,4 +82,10 @@ partition:
 			require.Equal(t, "x.csv", filepath.Base(ie.File))
 		}
 	}
+	// Files whose headers name other columns: the file that differs and how.
+	e.Write("in/x.csv", "id,day,n\n1,2024-05-01,5\n")
+	e.Write("in/y.csv", "day,ID\n2024-05-01,2\n")
+	_, err := e.Run(e.Job(strings.Replace(body, "files: in/x.csv", "files: in/*.csv", 1)), "2024-05-01", Force)
+	requireInputError(t, err, "y.csv line 1: its header names other columns than x.csv's (more: none; fewer: n): every file must name the same columns, in any order")
+	require.Equal(t, before, e.Checksum(""))
 }
