@@ -250,3 +250,67 @@ func readerMayHoldLeadingZero(r io.Reader, starts *[256]bool, size int) (bool, e
 		prev = append(prev[:0:0], block[len(block)-2:]...)
 	}
 }
+
+// mayHoldHugeExponent reports whether any of the files may hold a number
+// beyond a DOUBLE's range: an exponent of three digits or more (e308,
+// E+400), by reading their bytes in Go; false only when none can. A
+// compressed file, or one it cannot read, may hold anything.
+func mayHoldHugeExponent(paths []string) bool {
+	for _, p := range paths {
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".gz", ".gzip", ".zst", ".zstd":
+			return true
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return true
+		}
+		may, err := readerMayHoldHugeExponent(f, 1<<20)
+		f.Close()
+		if may || err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readerMayHoldHugeExponent is mayHoldHugeExponent on r, read in blocks of
+// size; the last four bytes of a block are read again with the next.
+func readerMayHoldHugeExponent(r io.Reader, size int) (bool, error) {
+	const keep = 4 // "e+12" is decided by the byte after it
+	buf := make([]byte, size+keep)
+	var prev []byte
+	for {
+		copy(buf, prev)
+		n, err := io.ReadFull(r, buf[len(prev):len(prev)+size])
+		block := buf[:len(prev)+n]
+		if len(prev) == 0 && (bytes.HasPrefix(block, []byte{0x1f, 0x8b}) || bytes.HasPrefix(block, []byte{0x28, 0xb5, 0x2f, 0xfd})) {
+			return true, nil
+		}
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !eof {
+			return true, err
+		}
+		for i := 0; i < len(block); i++ {
+			if c := block[i]; c != 'e' && c != 'E' || i == 0 || !isDigit(block[i-1]) && block[i-1] != '.' {
+				continue
+			}
+			k := i + 1
+			if k < len(block) && (block[k] == '+' || block[k] == '-') {
+				k++
+			}
+			digits := 0
+			for k < len(block) && isDigit(block[k]) {
+				k++
+				digits++
+			}
+			if digits >= 3 || digits > 0 && k == len(block) && !eof {
+				return true, nil // three digits, or digits the next block may continue
+			}
+		}
+		if eof {
+			return false, nil
+		}
+		prev = append(prev[:0:0], block[max(0, len(block)-keep):]...)
+	}
+}

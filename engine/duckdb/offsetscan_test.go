@@ -150,3 +150,27 @@ func TestPastSample(t *testing.T) {
 	require.True(t, pastSample([]string{write("x.csv.gz", 1)}), "a compressed file")
 	require.True(t, pastSample([]string{filepath.Join(dir, "missing.csv")}), "a file it cannot read")
 }
+
+// An exponent of three digits is found wherever it lies, across block
+// edges; the usual numbers, dates and words do not trip it.
+func TestMayHoldHugeExponent(t *testing.T) {
+	for _, v := range []string{"1e400", "-1.5E+309", "2.e999", "7e-400", "1e0400"} {
+		csv := "id,x\n1,2.5\n2," + v + "\n3,0.5\n"
+		for _, size := range []int{1, 2, 3, 5, 8, 1 << 20} {
+			may, err := readerMayHoldHugeExponent(strings.NewReader(csv), size)
+			require.NoError(t, err)
+			require.True(t, may, "%q in blocks of %d", v, size)
+		}
+	}
+	for _, csv := range []string{
+		"id,x,s\n1,1e10,placed\n2,-2.5E-12,e100\n3,1e30,the 1e\n",
+		"status\nrelease 12\n",
+		"",
+	} {
+		// (Small blocks may say "may" where a number's digits reach a
+		// block's end; the usual block holds the whole file here.)
+		may, err := readerMayHoldHugeExponent(strings.NewReader(csv), 1<<20)
+		require.NoError(t, err)
+		require.False(t, may, "%q", csv)
+	}
+}

@@ -93,7 +93,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if err := checkDateFormats(ctx, q, in, cols); err != nil {
 		return in, err
 	}
-	var zoneless, integral, zoned, floating, dated, numeric, whole []engine.Column
+	var zoneless, integral, zoned, floating, dated, numeric, whole, huge []engine.Column
 	late := pastSample(in.Paths) // values the sniffer did not see (CSV rows, JSON lines)
 	exactJSON := false
 	for _, c := range cols {
@@ -109,6 +109,9 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		}
 		if !declared && late && isInteger(c.Type) {
 			whole = append(whole, c)
+		}
+		if engine.IsFloat(c.Type) {
+			huge = append(huge, c)
 		}
 		if k, ok := d.TimeKindOf(c.Type); ok && k == engine.KindTimestamp && (declared || in.Format == "csv") {
 			zoneless = append(zoneless, c)
@@ -128,6 +131,9 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if len(zoneless) > 0 && in.Format == "csv" && !mayHoldOffset(in.Paths) {
 		zoneless = nil // no value can carry an offset: no scan for one
 	}
+	if len(huge) > 0 && !mayHoldHugeExponent(in.Paths) {
+		huge = nil // no exponent of three digits: no value beyond a DOUBLE
+	}
 	if len(numeric) > 0 && !mayHoldLeadingZero(in.Paths, in.Delim) {
 		numeric = nil // no field starts with 0 and a digit, or +: no scan for one
 	}
@@ -136,7 +142,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		return in, err
 	}
 	integral = append(integral, wide...)
-	if len(zoneless)+len(integral)+len(dated)+len(numeric)+len(whole) == 0 && !exactJSON {
+	if len(zoneless)+len(integral)+len(dated)+len(numeric)+len(whole)+len(huge) == 0 && !exactJSON {
 		return in, checkZoned(ctx, q, in, zoned)
 	}
 
@@ -176,6 +182,12 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	for _, c := range whole {
 		v := text(c.Name)
 		aggs = append(aggs, fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s) AND TRY_CAST(%s AS DOUBLE) IS NOT NULL)", v, d.String(integerRE), v))
+	}
+	// For each floating column, a value beyond a DOUBLE's range (1e400),
+	// which the readers take for infinity and PostgreSQL refuses.
+	for _, c := range huge {
+		v := text(c.Name)
+		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE isinf(TRY_CAST(%s AS DOUBLE)) AND NOT regexp_matches(%s, '(?i)inf'))", v, v, v))
 	}
 	from := asText(in)
 	if len(aggs) == 0 {
@@ -238,6 +250,12 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	for i, c := range numeric {
 		if vals[base+i] != nil {
 			types[c.Name] = "VARCHAR" // what the sniffer makes of 02134 in the sample
+		}
+	}
+	base += len(numeric) + len(whole)
+	for i, c := range huge {
+		if value, ok := vals[base+i].(string); ok {
+			return in, zonedValueError(ctx, q, in, c.Name, value, "is beyond the range of a DOUBLE (about 1.8e308), which would store it as infinity")
 		}
 	}
 	in.Types = types
@@ -572,8 +590,20 @@ func findLine(ctx context.Context, q engine.Querier, in engine.FileInput, file, 
 		sc.Buffer(make([]byte, 64<<10), 1<<30)
 		for n := 1; sc.Scan(); n++ {
 			var obj map[string]any
-			if json.Unmarshal(sc.Bytes(), &obj) == nil && obj[col] == value {
-				return n, nil
+			dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+			dec.UseNumber() // a number's text, as the reader's ->> gives it (1e400 is no float64)
+			if dec.Decode(&obj) != nil {
+				continue
+			}
+			switch v := obj[col].(type) {
+			case string:
+				if v == value {
+					return n, nil
+				}
+			case json.Number:
+				if v.String() == value {
+					return n, nil
+				}
 			}
 		}
 		return 0, sc.Err()

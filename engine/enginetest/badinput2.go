@@ -167,6 +167,26 @@ func testOverflow(t *testing.T, h Harness) {
 	for _, j := range []*job.Job{declared, undeclared} {
 		e.requireRefused(j, "2024-05-01", 1, p+` line 3: column "n": "3000000000" is out of range for a 32-bit integer`)
 	}
+	// A number beyond a DOUBLE's range: the readers would store infinity
+	// (PostgreSQL refuses it), in CSV and JSON Lines, sniffed or declared;
+	// inf spelled out is infinity. (Subtests: on MySQL each test's tables
+	// share a schema, and these have other columns.)
+	t.Run("csv", func(t *testing.T) { testHugeDouble(t, h, "csv") })
+	t.Run("jsonl", func(t *testing.T) { testHugeDouble(t, h, "jsonl") })
+}
+
+func testHugeDouble(t *testing.T, h Harness, format string) {
+	if format == "jsonl" {
+		g, _ := loaded(t, h, plainJob, "id,day,x\n1,2024-05-01,1.5\n")
+		p := g.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","x":2.5}`+"\n"+`{"id":2,"day":"2024-05-01","x":1E+309}`+"\n")
+		g.requireRefused(g.Job(strings.Replace(plainJob, "in/x.csv", "in/x.jsonl", 1)), "2024-05-01", 1, p+` line 2: column "x": "1E+309" is beyond the range of a DOUBLE`)
+		return
+	}
+	f, jd := loaded(t, h, plainJob, "id,day,x\n1,2024-05-01,1.5\n")
+	p := f.Write("in/x.csv", "id,day,x\n1,2024-05-01,2.5\n2,2024-05-01,-1.5e400\n")
+	f.requireRefused(jd, "2024-05-01", 1, p+` line 3: column "x": "-1.5e400" is beyond the range of a DOUBLE`)
+	p = f.Write("in/x.csv", "id,day,x\n1,2024-05-01,inf\n2,2024-05-01,-1.5e400\n")
+	f.requireRefused(f.Job(plainJob+"columns:\n  x: DOUBLE\n"), "2024-05-01", 1, p+` line 3: column "x": "-1.5e400" is beyond the range of a DOUBLE`)
 }
 
 // A date that does not parse names its value, file and line: in a fresh
