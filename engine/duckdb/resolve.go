@@ -131,17 +131,21 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if len(zoneless) > 0 && in.Format == "csv" && !mayHoldOffset(in.Paths) {
 		zoneless = nil // no value can carry an offset: no scan for one
 	}
-	if len(huge) > 0 && !mayHoldHugeExponent(in.Paths) {
-		huge = nil // no exponent of three digits: no value beyond a DOUBLE
-	}
-	if len(numeric) > 0 && !mayHoldLeadingZero(in.Paths, in.Delim) {
-		numeric = nil // no field starts with 0 and a digit, or +: no scan for one
-	}
 	wide, err := sampledIntegers(ctx, q, in, floating)
 	if err != nil {
 		return in, err
 	}
 	integral = append(integral, wide...)
+	// Where the files are read as text anyway, their checks cost little
+	// there; else a scan of the bytes first rules them out in most files.
+	if anyway := len(integral)+len(dated)+len(whole) > 0 || exactJSON; !anyway {
+		if len(huge) > 0 && !mayHoldHugeExponent(in.Paths) {
+			huge = nil // no exponent of three digits: no value beyond a DOUBLE
+		}
+		if len(numeric) > 0 && !mayHoldLeadingZero(in.Paths, in.Delim) {
+			numeric = nil // no field starts with 0 and a digit, or +: no scan for one
+		}
+	}
 	if len(zoneless)+len(integral)+len(dated)+len(numeric)+len(whole)+len(huge) == 0 && !exactJSON {
 		return in, checkZoned(ctx, q, in, zoned)
 	}
