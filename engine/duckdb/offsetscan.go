@@ -22,8 +22,7 @@ import (
 // cannot read, may hold anything.
 func mayHoldOffset(paths []string) bool {
 	for _, p := range paths {
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".gz", ".gzip", ".zst", ".zstd":
+		if compressed(p) {
 			return true
 		}
 		if may, err := fileMayHoldOffset(p); may || err != nil {
@@ -204,8 +203,7 @@ func mayHoldLeadingZero(paths []string, delim string) bool {
 		starts[delim[i]] = true
 	}
 	for _, p := range paths {
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".gz", ".gzip", ".zst", ".zstd":
+		if compressed(p) {
 			return true
 		}
 		if may, err := fileMayHoldLeadingZero(p, &starts); may || err != nil {
@@ -257,8 +255,7 @@ func readerMayHoldLeadingZero(r io.Reader, starts *[256]bool, size int) (bool, e
 // compressed file, or one it cannot read, may hold anything.
 func mayHoldHugeExponent(paths []string) bool {
 	for _, p := range paths {
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".gz", ".gzip", ".zst", ".zstd":
+		if compressed(p) {
 			return true
 		}
 		f, err := os.Open(p)
@@ -313,4 +310,14 @@ func readerMayHoldHugeExponent(r io.Reader, size int) (bool, error) {
 		}
 		prev = append(prev[:0:0], block[max(0, len(block)-keep):]...)
 	}
+}
+
+// compressed reports a file whose name says it is compressed: its bytes
+// say nothing of its text, so a byte scan must assume anything.
+func compressed(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".gz", ".gzip", ".zst", ".zstd":
+		return true
+	}
+	return false
 }

@@ -12,7 +12,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -313,8 +312,7 @@ func pastSample(paths []string) bool {
 	if len(paths) != 1 {
 		return len(paths) > 1
 	}
-	switch strings.ToLower(filepath.Ext(paths[0])) {
-	case ".gz", ".gzip", ".zst", ".zstd":
+	if compressed(paths[0]) {
 		return true
 	}
 	n, err := countLines(paths[0], sampleRows+1) // the header and the sample
