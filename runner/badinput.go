@@ -18,7 +18,7 @@ import (
 // and line, reported with the job's other problems. A file whose structure
 // is broken (a prose file's "header") is bad input instead: exit 1, named
 // by file and line, and so is a header with an empty or repeated name
-// (badHeader).
+// (headers).
 func (r *run) headerProblems() ([]job.Problem, error) {
 	j := r.job
 	if !j.Source.HasFiles() || j.Source.Format != "csv" {
@@ -32,12 +32,12 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	if err != nil || len(files) == 0 {
 		return nil, nil // the run reports it where it reads the files
 	}
-	if bad := badHeader(files); bad != nil {
+	have, bad := headers(files)
+	if bad != nil {
 		return nil, bad
 	}
-	have, ok := headerColumns(files)
-	if !ok {
-		return nil, nil
+	if have == nil {
+		return nil, nil // a header it cannot read: the run names it where it reads the file
 	}
 	ps := r.missingColumns(have)
 	if len(ps) == 0 {
@@ -53,59 +53,79 @@ func (r *run) headerProblems() ([]job.Problem, error) {
 	return ps, nil
 }
 
-// badHeader names a file whose header a reader would invent names for: a
-// first line naming no column (only blank lines, or a byte order mark), an
-// empty name (column2), or a name given twice (n_1; names are compared
-// without case, as DuckDB compares them). Each is bad input, named by file
-// and line, rather than a column that appears under a name no file gave.
-// nil when there is none; it reads each file's first line.
-func badHeader(files []string) error {
-	var first []string // the first file's names, lower case
+// headers returns the columns the files' headers name (a name padded with
+// spaces counts as the name), nil when a header cannot be read, and as
+// bad input, named by file and line, a header a reader would invent names
+// for: a first line naming no column (only blank lines, or a byte order
+// mark), an empty name (column2), or a name given twice (n_1; names are
+// compared without case, as DuckDB compares them); and a file naming other
+// columns than the first. It reads each file's first line.
+func headers(files []string) (have []string, bad error) {
+	var first []string // the first readable file's names, lower case
+	var firstFile string
+	readable := true
 	for _, f := range files {
 		delim, err := source.CSVDelimiter(f)
 		if err != nil {
+			readable = false
 			continue
 		}
 		h, err := source.CSVHeader(f, delim)
 		if err != nil {
+			readable = false
 			continue // CheckCSV names it where the run reads the file
 		}
-		if len(h) == 0 || slices.ContainsFunc(h, func(c string) bool { return strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")) == "" }) {
-			// A line of blanks, or a spreadsheet's "sep=;", is named by
-			// CheckCSV, which stops there; any other line reads on.
-			if bad := source.CheckCSV(f, delim); bad != nil {
-				var le *source.LineError
-				if !errors.As(bad, &le) || le.Line == 1 {
-					return located(bad, nil)
-				}
-			}
+		names, bad := headerNames(f, delim, h)
+		if bad != nil {
+			return nil, bad
 		}
-		seen := map[string]int{}
-		for i, c := range h {
-			name := strings.ToLower(strings.TrimSpace(c))
-			at := func(format string, args ...any) error {
-				return located(&source.LineError{File: f, Line: 1, Err: fmt.Errorf(format, args...)}, nil)
-			}
-			if name == "" {
-				return at("field %d of the header is empty: every column needs a name", i+1)
-			}
-			if j, twice := seen[name]; twice {
-				return at("the header names column %q twice (fields %d and %d; names are compared without case)", strings.TrimSpace(c), j+1, i+1)
-			}
-			seen[name] = i
-		}
-		names := slices.Sorted(maps.Keys(seen))
 		if first == nil {
-			first = names
+			first, firstFile = names, f
+			for _, c := range h {
+				have = append(have, strings.TrimSpace(c))
+			}
 			continue
 		}
 		if extra, lacks := setDiff(names, first), setDiff(first, names); len(extra)+len(lacks) > 0 {
-			return located(&source.LineError{File: f, Line: 1, Err: fmt.Errorf(
+			return nil, located(&source.LineError{File: f, Line: 1, Err: fmt.Errorf(
 				"its header names other columns than %s's (more: %s; fewer: %s): every file must name the same columns, in any order",
-				filepath.Base(files[0]), listOrNone(extra), listOrNone(lacks))}, nil)
+				filepath.Base(firstFile), listOrNone(extra), listOrNone(lacks))}, nil)
 		}
 	}
-	return nil
+	if !readable {
+		return nil, nil
+	}
+	return have, nil
+}
+
+// headerNames returns the names of file f's header h, lower case and
+// sorted, or why the header is bad input (see headers).
+func headerNames(f string, delim byte, h []string) ([]string, error) {
+	if len(h) == 0 || slices.ContainsFunc(h, func(c string) bool { return strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")) == "" }) {
+		// A line of blanks, or a spreadsheet's "sep=;", is named by
+		// CheckCSV, which stops there; any other line reads on.
+		if bad := source.CheckCSV(f, delim); bad != nil {
+			var le *source.LineError
+			if !errors.As(bad, &le) || le.Line == 1 {
+				return nil, located(bad, nil)
+			}
+		}
+	}
+	seen := map[string]int{}
+	for i, c := range h {
+		name := strings.ToLower(strings.TrimSpace(c))
+		at := func(format string, args ...any) ([]string, error) {
+			return nil, located(&source.LineError{File: f, Line: 1, Err: fmt.Errorf(format, args...)}, nil)
+		}
+		if name == "" {
+			return at("field %d of the header is empty: every column needs a name", i+1)
+		}
+		if j, twice := seen[name]; twice {
+			return at("the header names column %q twice (fields %d and %d; names are compared without case)", strings.TrimSpace(c), j+1, i+1)
+		}
+		seen[name] = i
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // setDiff returns the names of a (sorted) that b (sorted) lacks.
@@ -124,36 +144,6 @@ func listOrNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-// headerColumns is the union of the files' header names, in order of
-// first appearance; ok is false when a header cannot be read or has an
-// empty or repeated name (left to the reader, which renames such columns).
-func headerColumns(files []string) (have []string, ok bool) {
-	for _, f := range files {
-		delim, err := source.CSVDelimiter(f)
-		if err != nil {
-			return nil, false
-		}
-		h, err := source.CSVHeader(f, delim)
-		if err != nil || len(h) == 0 {
-			return nil, false
-		}
-		seen := map[string]bool{}
-		for _, c := range h {
-			// Lenient where a reader might be: a name padded with spaces
-			// counts as the name.
-			c = strings.TrimSpace(c)
-			if c == "" || seen[c] {
-				return nil, false
-			}
-			seen[c] = true
-			if !slices.Contains(have, c) {
-				have = append(have, c)
-			}
-		}
-	}
-	return have, true
 }
 
 // missingColumns are the job's columns that are not in have, each with a
