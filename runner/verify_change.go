@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/internal/scratch"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/source"
 )
@@ -131,7 +132,7 @@ func (v *verifier) pickRow(ctx context.Context, baseline engine.Table, files []s
 // runChanged runs the job on a copy of its input with pick's row changed
 // (in a temporary folder, removed after), and returns the table it wrote.
 func (v *verifier) runChanged(ctx context.Context, rep *VerifyReport, files []string, pick *picked) (engine.Table, error) {
-	tmp, err := os.MkdirTemp("", "idem-verify-")
+	tmp, err := scratch.New("idem-verify-")
 	if err != nil {
 		return engine.Table{}, err
 	}

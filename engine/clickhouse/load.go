@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/idemdata/idem/engine"
@@ -113,12 +112,8 @@ func (d *DB) load(ctx context.Context, ex engine.Querier, stage string, into eng
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "idem-chdb-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	pq := filepath.Join(dir, "input.parquet")
+	pq := rd.ScratchFile("input.parquet")
+	defer os.Remove(pq)
 	if err := src.WriteParquet(ctx, pq); err != nil {
 		return err
 	}

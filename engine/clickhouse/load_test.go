@@ -74,7 +74,7 @@ func stageCSV(t *testing.T, db *clickhouse.DB, paths []string, types map[string]
 }
 
 // scratchRE matches the Parquet file's folder in an error.
-var scratchRE = regexp.MustCompile(`/[^ ]*/idem-chdb-[0-9]+`)
+var scratchRE = regexp.MustCompile(`/[^ ]*/idem-load-[0-9]+`)
 
 // plainRows are enough ordinary rows for DuckDB's sniffer to decide the
 // types before a tricky value comes (its sample is 20480 rows).

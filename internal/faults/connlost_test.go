@@ -57,7 +57,7 @@ func (f *fixture) terminateOnce(t *testing.T, tgt serverTarget, i int, delay tim
 	u, drop := tgt.copyOf(t, f.base, f.strategy+"_conn")
 	defer drop()
 	var ended int
-	p := runIdem(t, u, func(*os.Process) {
+	p := runIdemIn(t, u, f.tmp, func(*os.Process) {
 		time.Sleep(delay)
 		ended = tgt.terminate(t, u)
 	}, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json", "-v")

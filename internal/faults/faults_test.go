@@ -361,7 +361,21 @@ func idemCmd(t testing.TB, u string, args ...string) *exec.Cmd {
 // call t.FailNow.
 func runIdem(t testing.TB, u string, during func(*os.Process), args ...string) proc {
 	t.Helper()
+	return runCmd(t, idemCmd(t, u, args...), during)
+}
+
+// runIdemIn is runIdem with the process's temporary folder (TMPDIR) at
+// tmp, where what a killed run leaves behind can be seen.
+func runIdemIn(t testing.TB, u, tmp string, during func(*os.Process), args ...string) proc {
+	t.Helper()
 	cmd := idemCmd(t, u, args...)
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	return runCmd(t, cmd, during)
+}
+
+// runCmd runs cmd to its end; see runIdem.
+func runCmd(t testing.TB, cmd *exec.Cmd, during func(*os.Process)) proc {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	began := time.Now()
@@ -433,6 +447,7 @@ type fixture struct {
 	base     string // URL of the target with the old contents
 	old, new state
 	runTime  time.Duration // the latest whole run of the new input, start to exit
+	tmp      string        // the faulted runs' temporary folder (TMPDIR)
 }
 
 // state is one of the two contents a target may hold after a fault.
@@ -455,7 +470,7 @@ type state struct {
 // also merging run day2 (keys n/2..3n/2-1: half newer versions, half new).
 func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 	t.Helper()
-	f := &fixture{tgt: tgt, strategy: strategy, dir: t.TempDir()}
+	f := &fixture{tgt: tgt, strategy: strategy, dir: t.TempDir(), tmp: t.TempDir()}
 	even := func(i int) bool { return i%2 == 0 }
 	all := func(int) bool { return true }
 	var oldDate string
@@ -555,7 +570,7 @@ func (f *fixture) which(t *testing.T, u string) (string, error) {
 // left the new, and leave the new contents with a ledger that agrees.
 func (f *fixture) converge(t *testing.T, u, was string) error {
 	t.Helper()
-	p := runIdem(t, u, nil, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json")
+	p := runIdemIn(t, u, f.tmp, nil, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json")
 	if p.code != 0 {
 		return fmt.Errorf("the rerun exited %d: %s", p.code, p.stderr)
 	}
@@ -575,6 +590,11 @@ func (f *fixture) converge(t *testing.T, u, was string) error {
 		// drawn within the latest whole run, so kills keep landing inside
 		// runs rather than after them.
 		f.runTime = p.took
+		// A run that read its input removed the scratch folders of the
+		// killed runs before it, and its own after.
+		if left := leftovers(t, f.tmp); len(left) > 0 {
+			return fmt.Errorf("the temporary folder still holds %s after the rerun", strings.Join(left, ", "))
+		}
 	}
 	if was == unrecorded && f.strategy == "merge" {
 		return f.reapplied(t, u, r)
@@ -646,4 +666,20 @@ func (c *tally) get(name string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n[name]
+}
+
+// leftovers lists the folders in the temporary folder tmp: every run's
+// scratch data lives in folders, and a configuration file written once per
+// machine (chDB's) is not a leftover.
+func leftovers(t testing.TB, tmp string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	var dirs []string
+	for _, e := range ents {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return dirs
 }

@@ -2,6 +2,10 @@ package faults_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -96,4 +100,31 @@ func TestUnrecordedConverges(t *testing.T) {
 			require.NoError(t, f.converge(t, u, was))
 		})
 	}
+}
+
+// The leftover check can fail: a folder no run removes is reported after a
+// rerun, and a killed run's scratch folder (its process gone) is not, since
+// the rerun removes it.
+func TestHarnessDetectsLeftovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; not with -short")
+	}
+	tgt := newPGTarget(t)
+	f := newFixture(t, tgt, "partition", 2000)
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	killed := filepath.Join(f.tmp, "idem-load-1")
+	require.NoError(t, os.Mkdir(killed, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(killed, "pid"), []byte(strconv.Itoa(dead.Process.Pid)), 0o644))
+	u, drop := tgt.copyOf(t, f.base, "leftover")
+	defer drop()
+	require.NoError(t, f.converge(t, u, "old"))
+	require.NoDirExists(t, killed)
+
+	stray := filepath.Join(f.tmp, "idem-chdb-1")
+	require.NoError(t, os.Mkdir(stray, 0o755))
+	u2, drop2 := tgt.copyOf(t, f.base, "leftover2")
+	defer drop2()
+	err := f.converge(t, u2, "old")
+	require.ErrorContains(t, err, "idem-chdb-1")
 }

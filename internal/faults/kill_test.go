@@ -66,7 +66,7 @@ func (f *fixture) killOnce(t *testing.T, i int, delay time.Duration, c *tally) {
 	t.Helper()
 	u, drop := f.tgt.copyOf(t, f.base, f.strategy+"_kill")
 	defer drop()
-	p := runIdem(t, u, func(proc *os.Process) {
+	p := runIdemIn(t, u, f.tmp, func(proc *os.Process) {
 		time.Sleep(delay)
 		_ = proc.Kill() // SIGKILL; an error only means it had finished
 	}, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json", "-v")

@@ -27,6 +27,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	duckdbengine "github.com/idemdata/idem/engine/duckdb"
+	"github.com/idemdata/idem/internal/scratch"
 )
 
 // BatchRows is how many rows one query of the reader materializes on the
@@ -69,7 +70,7 @@ type Reader struct {
 
 // Open starts a reader; Close removes its scratch folder.
 func Open(ctx context.Context) (*Reader, error) {
-	dir, err := newScratchDir()
+	dir, err := scratch.New("idem-load-")
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +94,11 @@ func Open(ctx context.Context) (*Reader, error) {
 	}
 	return rd, nil
 }
+
+// ScratchFile is the path of a file named name in the reader's scratch
+// folder: removed with it by Close, and by a later run if this process is
+// killed.
+func (rd *Reader) ScratchFile(name string) string { return filepath.Join(rd.dir, name) }
 
 // Close ends the reader and removes its scratch folder.
 func (rd *Reader) Close() {

@@ -1,4 +1,4 @@
-package filereader
+package scratch
 
 import (
 	"os"
@@ -13,11 +13,11 @@ import (
 
 // A scratch folder whose process is gone (a run killed with -9) is removed
 // by the next run; one whose process runs, or too young to judge, is kept.
-func TestRemoveStaleScratch(t *testing.T) {
+func TestRemoveStale(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	mk := func(name, pid string) string {
-		d := filepath.Join(tmp, scratchPrefix+name)
+		d := filepath.Join(tmp, "idem-load-"+name)
 		require.NoError(t, os.MkdirAll(d, 0o755))
 		if pid != "" {
 			require.NoError(t, os.WriteFile(filepath.Join(d, pidFile), []byte(pid), 0o644))
@@ -33,9 +33,14 @@ func TestRemoveStaleScratch(t *testing.T) {
 	past := time.Now().Add(-2 * staleAfter)
 	require.NoError(t, os.Chtimes(old, past, past))
 
-	removeStaleScratch(tmp, time.Now())
+	other := filepath.Join(tmp, "idem-verify-gone")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(other, pidFile), []byte(strconv.Itoa(dead.Process.Pid)), 0o644))
+
+	removeStale(tmp, "idem-load-", time.Now())
 	require.NoDirExists(t, gone)
 	require.NoDirExists(t, old)
 	require.DirExists(t, alive)
 	require.DirExists(t, young)
+	require.DirExists(t, other, "another kind is left to its own runs")
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package filereader
+package scratch
 
 import (
 	"errors"
