@@ -135,6 +135,9 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		return in, err
 	}
 	integral = append(integral, wide...)
+	if in.Format == "csv" {
+		dated, whole, numeric = spareColumns(in, dated, whole, numeric)
+	}
 	// Where the files are read as text anyway, their checks cost little
 	// there; else a scan of the bytes first rules them out in most files.
 	if anyway := len(integral)+len(dated)+len(whole) > 0 || exactJSON; !anyway {
