@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -101,13 +102,17 @@ func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[
 			return errUnfollowed
 		}
 	}
-	for {
-		more, err := sc.line(func(i int, v []byte, quoted bool) {
-			if i >= len(at) || at[i] == 0 || may[name[i]] {
+	// last is the place of the last column still to check: the values
+	// after it on a line without quotes are not split.
+	last := lastChecked(at)
+	for last >= 0 {
+		more, err := sc.line(last, func(i int, v []byte, quoted bool) {
+			if i >= len(at) || at[i] == 0 {
 				return
 			}
 			if quoted || fieldMayHold(v, at[i]) {
-				may[name[i]] = true
+				may[name[i]], at[i] = true, 0
+				last = lastChecked(at)
 			}
 		})
 		if err != nil {
@@ -117,6 +122,17 @@ func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[
 			return nil
 		}
 	}
+	return nil // every column may: the rest cannot change that
+}
+
+// lastChecked is the greatest i with at[i] set, or -1.
+func lastChecked(at []fieldCheck) int {
+	for i := len(at) - 1; i >= 0; i-- {
+		if at[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // lineEnd is a line without its "\n" or "\r\n".
@@ -177,7 +193,7 @@ type csvScanner struct {
 // record reads the next line's values as strings (for the header).
 func (sc *csvScanner) record() ([]string, error) {
 	var out []string
-	more, err := sc.line(func(_ int, v []byte, _ bool) { out = append(out, string(v)) })
+	more, err := sc.line(math.MaxInt, func(_ int, v []byte, _ bool) { out = append(out, string(v)) })
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +205,9 @@ func (sc *csvScanner) record() ([]string, error) {
 
 // line reads one line (a quoted value may span several) and calls each
 // with every value's index, bytes (valid until the next call) and whether
-// it was quoted. It returns false at the end of the input.
-func (sc *csvScanner) line(each func(i int, v []byte, quoted bool)) (bool, error) {
+// it was quoted, up to the value at last at least. It returns false at
+// the end of the input.
+func (sc *csvScanner) line(last int, each func(i int, v []byte, quoted bool)) (bool, error) {
 	raw, err := sc.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		return false, errUnfollowed // a line over 1 MiB: let DuckDB read it
@@ -208,15 +225,16 @@ func (sc *csvScanner) line(each func(i int, v []byte, quoted bool)) (bool, error
 		if bytes.IndexByte(raw, '\r') >= 0 {
 			return false, errUnfollowed // a line ending in \r alone: DuckDB's, not ours
 		}
-		for i := 0; ; i++ {
+		for i := 0; i <= last; i++ {
 			j := bytes.IndexByte(raw, sc.delim)
 			if j < 0 {
 				each(i, raw, false)
-				return !eof, nil
+				break
 			}
 			each(i, raw[:j], false)
 			raw = raw[j+1:]
 		}
+		return !eof, nil
 	}
 	return sc.quotedLine(raw, eof, each)
 }
