@@ -54,6 +54,7 @@ func columnsMayHold(paths []string, delim string, checks map[string]fieldCheck) 
 	if len(delim) != 1 || delim[0] == '"' || delim[0] == '\n' || delim[0] == '\r' {
 		return all()
 	}
+	var first []string // the first file's header, sorted
 	for _, p := range paths {
 		if compressed(p) {
 			return all()
@@ -62,9 +63,16 @@ func columnsMayHold(paths []string, delim string, checks map[string]fieldCheck) 
 		if err != nil {
 			return all()
 		}
-		err = scanColumns(f, delim[0], checks, may)
+		header, err := scanColumns(f, delim[0], checks, may)
 		f.Close()
 		if err != nil {
+			return all()
+		}
+		// Files naming other columns are DuckDB's to refuse, in its read.
+		slices.Sort(header)
+		if first == nil {
+			first = header
+		} else if !slices.Equal(header, first) {
 			return all()
 		}
 	}
@@ -75,8 +83,9 @@ func columnsMayHold(paths []string, delim string, checks map[string]fieldCheck) 
 var errUnfollowed = errors.New("the file's columns cannot be followed")
 
 // scanColumns reads one CSV file from r and sets may[c] for each checked
-// column c a value of which may hold what checks[c] looks for.
-func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[string]bool) error {
+// column c a value of which may hold what checks[c] looks for. It returns
+// the file's header.
+func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[string]bool) ([]string, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
@@ -84,7 +93,7 @@ func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[
 	sc := &csvScanner{r: br, delim: delim}
 	header, err := sc.record()
 	if err != nil {
-		return errUnfollowed // no header: DuckDB says what is wrong
+		return nil, errUnfollowed // no header: DuckDB says what is wrong
 	}
 	// at[i] is the checks of the file's field i, name[i] its column.
 	at := make([]fieldCheck, len(header))
@@ -92,14 +101,14 @@ func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[
 	seen := map[string]bool{}
 	for i, h := range header {
 		if seen[h] {
-			return errUnfollowed
+			return nil, errUnfollowed
 		}
 		seen[h] = true
 		at[i], name[i] = checks[h], h
 	}
 	for c := range checks {
 		if !seen[c] {
-			return errUnfollowed
+			return nil, errUnfollowed
 		}
 	}
 	// last is the place of the last column still to check: the values
@@ -116,13 +125,13 @@ func scanColumns(r io.Reader, delim byte, checks map[string]fieldCheck, may map[
 			}
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !more {
-			return nil
+			return header, nil
 		}
 	}
-	return nil // every column may: the rest cannot change that
+	return header, nil // every column may: the rest cannot change that
 }
 
 // lastChecked is the greatest i with at[i] set, or -1.

@@ -82,6 +82,13 @@ func TestColumnsMayHold(t *testing.T) {
 		require.NoError(t, os.WriteFile(b, []byte(head+plain+"7,2026-11-28T10:00,1,x\n"), 0o644))
 		require.Equal(t, only("day"), columnsMayHold([]string{a, b}, ",", checks))
 	})
+	t.Run("files naming other columns", func(t *testing.T) {
+		dir := t.TempDir()
+		a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+		require.NoError(t, os.WriteFile(a, []byte(head+plain), 0o644))
+		require.NoError(t, os.WriteFile(b, []byte("id,day,amount,other\n"+plain), 0o644))
+		require.Equal(t, all, columnsMayHold([]string{a, b}, ",", checks), "DuckDB's read refuses them")
+	})
 	t.Run("a compressed file", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "x.csv.gz")
 		require.NoError(t, os.WriteFile(p, []byte(head+plain), 0o644))
