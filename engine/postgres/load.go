@@ -46,30 +46,6 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		return err
 	}
 	defer rd.Close()
-	src, err := rd.Describe(ctx, in, pgTypes{})
-	if err != nil {
-		return err
-	}
-	cols := src.Columns
-	dl := Dialect{}
-	var raw *filereader.CSVDialect
-	if in.Format == "csv" && !d.csvRows {
-		if raw, err = src.CSV(ctx); err != nil {
-			return err
-		}
-	}
-	if raw != nil {
-		// PostgreSQL rounds a time's digits past the microsecond, where
-		// every other reader drops them: 23:59:59.9999999 would be the next
-		// day's midnight, in another partition.
-		sub, err := source.FilesHoldSubMicroseconds(in.Paths)
-		if err != nil {
-			return err
-		}
-		if sub {
-			raw = nil
-		}
-	}
 	// What runs on the server is recorded (for golden files and `idem
 	// plan`); the embedded reader's queries are not: they touch no target.
 	rec := func(q string) {
@@ -77,11 +53,95 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 			in.Record(q)
 		}
 	}
+	// Raw CSV starts from the types of the reader's sample, and its check
+	// of every row runs beside COPY (the server's CPU and this process's
+	// at once); the rows path needs the types of every row first.
+	resolved := in.Format != "csv" || d.csvRows
+	describe := rd.DescribeSample
+	if resolved {
+		describe = rd.Describe
+	}
+	src, err := describe(ctx, in, pgTypes{})
+	if err != nil {
+		return err
+	}
+	var raw *filereader.CSVDialect
+	for {
+		if raw, err = d.rawDialect(ctx, src, in); err != nil {
+			return err
+		}
+		if raw == nil && !resolved {
+			if src, err = rd.Describe(ctx, in, pgTypes{}); err != nil {
+				return err
+			}
+			resolved = true
+			continue
+		}
+		held, err := d.stageFiles(ctx, tx, stage, in, src, raw, resolved, rec)
+		if err != nil || held {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		// The sample's types do not hold for every row: the staged rows
+		// are gone with the savepoint; read the files with the full types.
+		if src, err = rd.Describe(ctx, in, pgTypes{}); err != nil {
+			return err
+		}
+		resolved = true
+	}
+	return d.typeStaged(ctx, tx, stage, in, src.Columns, raw, rec)
+}
+
+// rawDialect is how COPY parses src's files as raw CSV, or nil when it
+// cannot read them as the reader does.
+func (d *DB) rawDialect(ctx context.Context, src *filereader.Input, in engine.FileInput) (*filereader.CSVDialect, error) {
+	if in.Format != "csv" || d.csvRows {
+		return nil, nil
+	}
+	raw, err := src.CSV(ctx)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	// PostgreSQL rounds a time's digits past the microsecond, where every
+	// other reader drops them: 23:59:59.9999999 would be the next day's
+	// midnight, in another partition.
+	sub, err := source.FilesHoldSubMicroseconds(in.Paths)
+	if err != nil || sub {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// rawSavepoint is where a raw load whose sample's types do not hold rolls
+// back to.
+const rawSavepoint = "idem_raw"
+
+// stageFiles creates stage with src's columns and loads the files into it:
+// raw CSV when raw is set, else the reader's rows. Unless resolved, the
+// reader checks every row beside the raw load, inside a savepoint: when
+// the types do not hold, it rolls back to it and reports false (the
+// staged rows of the wrong types are gone, and so is the error a value
+// of another type made COPY raise).
+func (d *DB) stageFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput, src *filereader.Input, raw *filereader.CSVDialect, resolved bool, rec func(string)) (bool, error) {
+	dl := Dialect{}
+	cols := src.Columns
 	if raw != nil {
 		rec(engine.LoadNote(in.Paths, dl.Ident(stage), "via COPY FROM STDIN (raw CSV: the server parses the files' bytes)"))
 	} else {
 		rec(engine.LoadNote(in.Paths, dl.Ident(stage), fmt.Sprintf(
 			"via COPY FROM STDIN (binary rows: the embedded DuckDB reads the files and sends their rows in batches of %d)", filereader.BatchRows)))
+	}
+	exec := func(q string) error {
+		rec(q)
+		_, err := tx.ExecContext(ctx, q)
+		return err
+	}
+	if !resolved {
+		if err := exec("SAVEPOINT " + rawSavepoint); err != nil {
+			return false, err
+		}
 	}
 	defs := make([]string, len(cols))
 	for i, c := range cols {
@@ -91,22 +151,51 @@ func (d *DB) LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in engine.
 		}
 		defs[i] = dl.Ident(c.Name) + " " + typ
 	}
-	create := fmt.Sprintf("CREATE TEMP TABLE %s (%s)", dl.Ident(stage), strings.Join(defs, ", "))
-	rec(create)
-	if _, err := tx.ExecContext(ctx, create); err != nil {
-		return fmt.Errorf("creating the staging table: %w", err)
+	if err := exec(fmt.Sprintf("CREATE TEMP TABLE %s (%s)", dl.Ident(stage), strings.Join(defs, ", "))); err != nil {
+		return false, fmt.Errorf("creating the staging table: %w", err)
 	}
-	err = d.conn.Raw(func(dc any) error {
+	held := make(chan error, 1)
+	if resolved {
+		held <- nil
+	} else {
+		go func() {
+			ok, err := src.Resolve(ctx)
+			if err == nil && !ok {
+				err = errTypesChanged
+			}
+			held <- err
+		}()
+	}
+	err := d.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		if raw != nil {
 			return copyCSV(ctx, pc.PgConn(), stage, in.Paths, cols, raw, rec)
 		}
 		return copyRows(ctx, pc, stage, src, rec)
 	})
-	if err != nil {
-		return err
+	herr := <-held
+	switch {
+	case err != nil && lostConnection(err) != nil:
+		return false, err
+	case errors.Is(herr, errTypesChanged):
+		return false, exec("ROLLBACK TO SAVEPOINT " + rawSavepoint)
+	case herr != nil:
+		return false, herr // the input's error, as the reader names it
+	case err != nil:
+		return false, err
+	case !resolved:
+		return true, exec("RELEASE SAVEPOINT " + rawSavepoint)
 	}
+	return true, nil
+}
 
+// errTypesChanged: the types of the sample do not hold for every row.
+var errTypesChanged = errors.New("the input's types differ from its sample's")
+
+// typeStaged gives the staged columns their final types.
+func (d *DB) typeStaged(ctx context.Context, tx *sql.Tx, stage string, in engine.FileInput, cols []filereader.Column, raw *filereader.CSVDialect, rec func(string)) error {
+	dl := Dialect{}
+	var err error
 	// The staged columns get their final types in one ALTER (one rewrite,
 	// and only when a type changes): on the rows path, text columns become
 	// their type; and where the target exists, every column becomes the

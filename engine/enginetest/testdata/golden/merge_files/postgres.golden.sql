@@ -10,9 +10,13 @@ SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
 
 -- load $DIR/in/2026-11-28.csv into "idem_stage" via COPY FROM STDIN (raw CSV: the server parses the files' bytes);
 
+SAVEPOINT idem_raw;
+
 CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "status" TEXT, "updated_at" TIMESTAMP, "is_deleted" BOOLEAN);
 
 COPY "idem_stage" ("order_id", "status", "updated_at", "is_deleted") FROM STDIN (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"', FORCE_NULL ("order_id", "status", "updated_at", "is_deleted"));
+
+RELEASE SAVEPOINT idem_raw;
 
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
 WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped;
