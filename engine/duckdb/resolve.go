@@ -127,17 +127,25 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			exactJSON = true
 		}
 	}
-	if len(zoneless) > 0 && in.Format == "csv" && !mayHoldOffset(in.Paths) {
-		zoneless = nil // no value can carry an offset: no scan for one
+	// The byte scans for offsets and of the columns each read the files
+	// on one core: they run at once, beside the sample's query.
+	offsets := make(chan bool, 1)
+	if len(zoneless) > 0 && in.Format == "csv" {
+		go func() { offsets <- mayHoldOffset(in.Paths) }()
+	} else {
+		offsets <- true
 	}
 	wide, err := sampledIntegers(ctx, q, in, floating)
+	if in.Format == "csv" {
+		dated, whole, numeric = spareColumns(in, dated, whole, numeric)
+	}
+	if !<-offsets {
+		zoneless = nil // no value can carry an offset: no scan for one
+	}
 	if err != nil {
 		return in, err
 	}
 	integral = append(integral, wide...)
-	if in.Format == "csv" {
-		dated, whole, numeric = spareColumns(in, dated, whole, numeric)
-	}
 	// Where the files are read as text anyway, their checks cost little
 	// there; else a scan of the bytes first rules them out in most files.
 	if anyway := len(integral)+len(dated)+len(whole) > 0 || exactJSON; !anyway {
