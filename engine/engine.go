@@ -585,6 +585,15 @@ type Records interface {
 	Insert(t Table, cols []string) string
 }
 
+// MemorySizer is an optional DB ability, found by type assertion: an engine
+// that runs inside idem's process (DuckDB) sizes its memory for each run,
+// on q, in the run's transaction: a merge's joins over the whole target
+// gain from more, a load does not (BENCHMARKS.md, "What DuckDB's
+// memory_limit costs").
+type MemorySizer interface {
+	SizeMemory(ctx context.Context, q Querier, merge bool) error
+}
+
 // Scratch makes and removes whole tables for `idem verify`.
 type Scratch interface {
 	// SchemaExists selects the number of schemas named schema (0 or 1);

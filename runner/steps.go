@@ -309,6 +309,13 @@ func (r *run) begin(ctx context.Context) (release func(), err error) {
 	r.s.q = r.tx
 	r.s.mark(KindLock, r.lockMarker())
 	release, err = r.db.Lock(ctx, r.tx, r.lockScope(), r.opts.LockTimeout)
+	if err == nil {
+		if ms, ok := r.db.(engine.MemorySizer); ok {
+			if err = ms.SizeMemory(ctx, r.tx, r.job.Strategy == job.StrategyMerge); err != nil {
+				release()
+			}
+		}
+	}
 	if err != nil {
 		r.s.mark(KindRollback, "ROLLBACK")
 		r.tx.Rollback()

@@ -123,7 +123,7 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		// memory for its buffers, and keeps every block a run has read
 		// cached up to that, so a merge into a 10M-row table held 1.1 GB.
 		// The limit makes it evict and spill (to <file>.tmp) instead.
-		"SET memory_limit = " + Dialect{}.String(memoryLimit()),
+		"SET memory_limit = " + Dialect{}.String(memoryLimit(true)),
 		// Nothing idem does depends on the order rows are stored in (dedup
 		// has its own ORDER BY, checksums are order-independent), and
 		// keeping that order makes bulk inserts and the checkpoint at close
@@ -143,17 +143,31 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
 }
 
-// memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB,
-// or 64 MB a core where there are more than six (each of DuckDB's threads,
-// one a core, reads CSV through a 32 MB buffer that cannot spill), unless
-// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. A
-// merge of 1M rows into 10M (BENCHMARKS.md): 2.89 s at 631 MiB RSS without
-// a limit, 3.87 s at 498 MiB with 384 MB, 5.51 s at 409 MiB with 256 MB.
-func memoryLimit() string {
+// memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB
+// for a merge (and at open), 256 MB for a load, or 64 MB a core where that
+// is more (each of DuckDB's threads, one a core, reads CSV through a 32 MB
+// buffer that cannot spill), unless IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB
+// size, e.g. '2GB') says otherwise. Measured (BENCHMARKS.md): a 10M-row
+// load is as fast at 256 MB as at 384 MB and peaks at 425-446 MiB instead
+// of 540-564 MiB; a merge of 1M rows into 10M is 6% slower at 256 MB, and
+// one of 10k rows into 3M 16-26% slower.
+func memoryLimit(merge bool) string {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
 		return v
 	}
-	return fmt.Sprintf("%dMB", max(384, 64*runtime.NumCPU()))
+	mb := 256
+	if merge {
+		mb = 384
+	}
+	return fmt.Sprintf("%dMB", max(mb, 64*runtime.NumCPU()))
+}
+
+var _ engine.MemorySizer = (*DB)(nil)
+
+// SizeMemory sets memoryLimit for a run (a merge or a load), on q.
+func (*DB) SizeMemory(ctx context.Context, q engine.Querier, merge bool) error {
+	_, err := q.ExecContext(ctx, "SET memory_limit = "+Dialect{}.String(memoryLimit(merge)))
+	return err
 }
 
 // ErrNotDatabase marks a target path that exists and is not a DuckDB

@@ -111,3 +111,26 @@ func TestMemoryLimit(t *testing.T) {
 	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "2GB")
 	require.Equal(t, "1.8 GiB", limit())
 }
+
+// Each run sizes the limit for its work: a load gets less than a merge,
+// whose joins over the whole target spill otherwise; the override stands.
+func TestSizeMemory(t *testing.T) {
+	ctx := t.Context()
+	sized := func(merge bool) string {
+		db, err := duckdb.Open(ctx, filepath.Join(t.TempDir(), "m.duckdb"), time.Minute)
+		require.NoError(t, err)
+		defer db.Close()
+		require.NoError(t, db.SizeMemory(ctx, db.Conn(), merge))
+		var v string
+		require.NoError(t, db.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&v))
+		return v
+	}
+	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "")
+	if runtime.NumCPU() <= 4 {
+		require.Equal(t, "244.1 MiB", sized(false), "256MB for a load")
+		require.Equal(t, "366.2 MiB", sized(true), "384MB for a merge")
+	}
+	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "2GB")
+	require.Equal(t, "1.8 GiB", sized(false))
+	require.Equal(t, "1.8 GiB", sized(true))
+}
