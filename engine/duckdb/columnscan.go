@@ -192,7 +192,9 @@ func spareColumns(in engine.FileInput, dated, whole, numeric []engine.Column) ([
 }
 
 // csvScanner splits CSV lines into values without copying those that are
-// not quoted.
+// not quoted. Written here rather than using encoding/csv, which copies
+// every field: on the benchmark's 1M-row CSV encoding/csv took 200-237 ms,
+// as long as the DuckDB pass it would spare; this takes about 60 ms.
 type csvScanner struct {
 	r     *bufio.Reader
 	delim byte

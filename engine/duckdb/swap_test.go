@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -268,4 +269,35 @@ on_schema_change: add_columns
 	wn, ws := checksum(t, plain, "orders")
 	gn, gs := checksum(t, swapped, "orders")
 	require.Equal(t, [2]any{wn, ws}, [2]any{gn, gs})
+}
+
+// The runner sizes DuckDB's memory for each run: a load runs under the
+// lower limit, a merge under the higher (engine.MemorySizer).
+func TestRunsSizeMemory(t *testing.T) {
+	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "")
+	if runtime.NumCPU() > 4 {
+		t.Skip("the limit is 64 MB a core on this many cores")
+	}
+	db, err := duckdb.Open(t.Context(), filepath.Join(t.TempDir(), "m.duckdb"), time.Minute)
+	require.NoError(t, err)
+	defer db.Close()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "in"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in", "2026-11-28.csv"), []byte("id,day\n1,2026-11-28\n"), 0o644))
+	limit := func() string {
+		var v string
+		require.NoError(t, db.Conn().QueryRowContext(t.Context(), "SELECT current_setting('memory_limit')").Scan(&v))
+		return v
+	}
+	for _, tc := range []struct{ table, strategy, want string }{
+		{"a", "partition\npartition:\n  column: day", "244.1 MiB"},
+		{"b", "merge\nkey: [id]\nlatest_by: day", "366.2 MiB"},
+		{"c", "partition\npartition:\n  column: day", "244.1 MiB"},
+	} {
+		j, err := job.Parse([]byte("idem: 1\njob: "+tc.table+"\nsource:\n  files: in/{{ date }}.csv\ntarget:\n  table: "+tc.table+"\nstrategy: "+tc.strategy+"\n"),
+			dir, func(string) (string, bool) { return "", false })
+		require.NoError(t, err)
+		runRecorded(t, db, j, "2026-11-28", false)
+		require.Equal(t, tc.want, limit(), "after a %s run", strings.Fields(tc.strategy)[0])
+	}
 }
