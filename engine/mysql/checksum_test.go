@@ -1,8 +1,10 @@
 package mysql_test
 
 import (
+	"context"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -103,4 +105,72 @@ partition:
 	require.Equal(t, source.FingerprintRows(n, sum), r.InputFingerprint)
 	require.Equal(t, source.RunID(j.Name, "2026-11-28", j.DefinitionHash(), r.InputFingerprint), r.RunID)
 	require.True(t, strings.HasPrefix(r.Checksum, "v2:"), r.Checksum)
+}
+
+// The row text hashed skips the character-set conversion for numbers and
+// times (CAST AS BINARY, IFNULL): it must be byte for byte the text the
+// checksums already in ledgers were taken of (CAST AS CHAR, COALESCE), for
+// every type a target can have, or every stored checksum would stop
+// matching. Types are read as the runner reads them (the driver's names).
+func TestRowTextBytesUnchanged(t *testing.T) {
+	e := enginetest.NewEnv(t, harness)
+	e.Exec(`CREATE TABLE typed (
+  ti TINYINT, si SMALLINT UNSIGNED, mi MEDIUMINT, i INT, bi BIGINT, ub BIGINT UNSIGNED,
+  de DECIMAL(30,10), fl FLOAT, db DOUBLE, d DATE, dt DATETIME, dt6 DATETIME(6), ts TIMESTAMP(3) NULL,
+  tm TIME(6), y YEAR, b BIT(8), bo BOOLEAN, l1 VARCHAR(20) CHARACTER SET latin1, u TEXT, en ENUM('a','é'),
+  js JSON, bin VARBINARY(8))`)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var rows []string
+	rows = append(rows, "("+strings.TrimSuffix(strings.Repeat("NULL, ", 22), ", ")+")",
+		`(-128, 65535, -8388608, -2147483648, -9223372036854775808, 18446744073709551615, -99999999999999999999.9999999999,
+  -3.4e38, -1.7976931348623157e308, '1000-01-01', '9999-12-31 23:59:59', '2026-11-28 00:00:00.000001', '2038-01-19 03:14:07.999',
+  '-838:59:59.999999', 1901, b'11111111', 1, 'façade', 'naïve ☃ 𝄞', 'é', '{"a": [1, "é"]}', x'00ff')`,
+		`(0, 0, 0, 0, 0, 0, 0, 0, 0, '2026-11-28', '2026-11-28 00:00:00', '2026-11-28 00:00:00', '1970-01-01 00:00:01',
+  '00:00:00', 2155, b'0', 0, '', '', 'a', '[]', x'')`)
+	for range 300 {
+		rows = append(rows, fmt.Sprintf(`(%d, %d, %d, %d, %d, %d, %d.%010d, %g, %g, DATE '2026-01-01' + INTERVAL %d DAY,
+  TIMESTAMP '2026-01-01 00:00:00' + INTERVAL %d SECOND, TIMESTAMP '2026-01-01 00:00:00' + INTERVAL %d MICROSECOND, NULL,
+  SEC_TO_TIME(%d), %d, %d, %d, 'x%dé', 'v%d ☃', 'a', '{"n": %g}', x'%02x')`,
+			rnd.IntN(256)-128, rnd.IntN(65536), rnd.IntN(1<<23)-1<<22, rnd.Int32(), rnd.Int64()-1<<62, rnd.Uint64()>>1,
+			rnd.IntN(1e9)-5e8, rnd.IntN(1e9), rnd.Float32()*1e6, rnd.NormFloat64()*1e-5, rnd.IntN(3000),
+			rnd.IntN(1e9), rnd.Int64N(1e15), rnd.IntN(3e6)-15e5, 1901+rnd.IntN(255), rnd.IntN(256), rnd.IntN(2),
+			rnd.IntN(1000), rnd.IntN(1000), rnd.NormFloat64(), rnd.IntN(256)))
+	}
+	e.Exec(`INSERT INTO typed VALUES ` + strings.Join(rows, ",\n"))
+
+	var cols []engine.Column
+	e.DB(func(ctx context.Context, db engine.DB) {
+		r, err := db.Conn().QueryContext(ctx, `SELECT * FROM typed LIMIT 0`)
+		require.NoError(t, err)
+		defer r.Close()
+		types, err := r.ColumnTypes()
+		require.NoError(t, err)
+		for _, c := range types {
+			cols = append(cols, engine.Column{Name: c.Name(), Type: c.DatabaseTypeName()})
+		}
+	})
+	require.Len(t, cols, 22)
+	d := mysql.Dialect{}
+	for _, c := range cols {
+		// Each column alone, so a failure names it.
+		old := oldParts(d, []engine.Column{c})[0]
+		got := e.Query(fmt.Sprintf(`SELECT count(*), count(CASE WHEN CAST(%s AS BINARY) <> CAST(concat_ws(char(31), %s) AS BINARY) THEN 1 END) FROM typed`,
+			d.RowText([]engine.Column{c}), old))
+		require.Equal(t, []string{"303|0"}, got, "column %s (%s)", c.Name, c.Type)
+	}
+	require.Equal(t, []string{"303"}, e.Query(fmt.Sprintf(`SELECT count(*) FROM typed WHERE CAST(%s AS BINARY) = CAST(concat_ws(char(31), %s) AS BINARY)`,
+		d.RowText(cols), strings.Join(oldParts(d, cols), ", "))))
+}
+
+// oldParts is each column's text as the checksums in ledgers took it.
+func oldParts(d mysql.Dialect, cols []engine.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		v := "CAST(" + d.Ident(c.Name) + " AS CHAR)"
+		if c.Type == "BOOLEAN" { // BIT(n), as the driver wrapper names it
+			v = fmt.Sprintf("CASE WHEN %s THEN 'true' WHEN NOT %s THEN 'false' END", d.Ident(c.Name), d.Ident(c.Name))
+		}
+		out[i] = "coalesce(" + v + ", char(30))"
+	}
+	return out
 }

@@ -66,7 +66,7 @@ FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders__idem_build" AS t ON t."o
 
 SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
 
-SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("updated_at" AS CHAR), char(30)), coalesce(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30)))) << 32) | crc32c(concat_ws(char(31), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("updated_at" AS CHAR), char(30)), coalesce(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30))))), 0) AS CHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
+SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("updated_at" AS BINARY), char(30)), ifnull(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30)))) << 32) | crc32c(concat_ws(char(31), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("updated_at" AS BINARY), char(30)), ifnull(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30))))), 0) AS CHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" VARCHAR(255) NOT NULL,

@@ -90,7 +90,7 @@ DELETE FROM "events__idem_build" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:
 
 DELETE FROM "events__idem_build" WHERE "ts" IS NULL;
 
-SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30)))) << 32) | crc32c(concat_ws(char(31), coalesce(CAST("ts" AS CHAR), char(30)), coalesce(CAST("kind" AS CHAR), char(30)), coalesce(CAST("n" AS CHAR), char(30))))), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), ifnull(CAST("ts" AS BINARY), char(30)), ifnull(CAST("kind" AS CHAR), char(30)), ifnull(CAST("n" AS BINARY), char(30)))) << 32) | crc32c(concat_ws(char(31), ifnull(CAST("ts" AS BINARY), char(30)), ifnull(CAST("kind" AS CHAR), char(30)), ifnull(CAST("n" AS BINARY), char(30))))), 0) AS CHAR) FROM "events__idem_build" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 

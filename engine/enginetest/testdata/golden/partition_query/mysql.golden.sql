@@ -12,7 +12,7 @@ WHERE created_at >= DATE '2026-11-28' AND created_at < DATE '2026-11-29';
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
-SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), coalesce(CAST("order_date" AS CHAR), char(30)), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("amount" AS CHAR), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "idem_stage";
+SELECT count(*), CAST(coalesce(sum(CAST(conv(substr(md5(concat_ws(char(31), ifnull(CAST("order_date" AS BINARY), char(30)), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("amount" AS BINARY), char(30)))), 1, 16), 16, 10) AS UNSIGNED)), 0) AS CHAR) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage";
 
@@ -87,7 +87,7 @@ DELETE FROM "daily_orders__idem_build" WHERE "order_date" >= DATE '2026-11-28' A
 
 INSERT INTO "daily_orders__idem_build" ("order_date", "order_id", "status", "amount") SELECT "order_date", "order_id", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
-SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), coalesce(CAST("order_date" AS CHAR), char(30)), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("amount" AS CHAR), char(30)))) << 32) | crc32c(concat_ws(char(31), coalesce(CAST("order_date" AS CHAR), char(30)), coalesce(CAST("order_id" AS CHAR), char(30)), coalesce(CAST("status" AS CHAR), char(30)), coalesce(CAST("amount" AS CHAR), char(30))))), 0) AS CHAR) FROM "daily_orders__idem_build" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), ifnull(CAST("order_date" AS BINARY), char(30)), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("amount" AS BINARY), char(30)))) << 32) | crc32c(concat_ws(char(31), ifnull(CAST("order_date" AS BINARY), char(30)), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("amount" AS BINARY), char(30))))), 0) AS CHAR) FROM "daily_orders__idem_build" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 
