@@ -358,6 +358,40 @@ func fileContains(path string, needle, buf []byte) (bool, error) {
 	return scanFile(path, buf, len(needle)-1, func(b []byte) bool { return bytes.Contains(b, needle) })
 }
 
+// FileHoldsEmptyField reports whether a CSV file (its bytes as they are,
+// header included) may hold an empty field, quoted or not: two delimiters
+// in a row, a delimiter at the start or end of a line or of the file, an
+// empty line, or two quotes in a row (an empty quoted field, or a quote
+// doubled inside one: either way, the scan says may). A loader that turns
+// empty fields into NULL one by one can skip that where this says none.
+func FileHoldsEmptyField(path string, delim, quote byte) (bool, error) {
+	d := []byte{delim, delim, '\n', delim, '\n', '\n'}
+	needles := [][]byte{d[0:2], d[1:3], d[2:4], d[4:6]}
+	if quote != 0 {
+		needles = append(needles, []byte{quote, quote})
+	}
+	var first, last []byte // the file's first and last bytes
+	found, err := scanFile(path, make([]byte, 1<<20), 1, func(b []byte) bool {
+		if len(b) == 0 {
+			return false
+		}
+		if first == nil {
+			first = []byte{b[0]}
+		}
+		last = []byte{b[len(b)-1]}
+		for _, n := range needles {
+			if bytes.Contains(b, n) {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil || found || first == nil {
+		return found || first == nil, err
+	}
+	return first[0] == delim || last[0] == delim, nil
+}
+
 // FilesHoldSubMicroseconds reports whether any of the files holds a time
 // of day with more than six digits of a second (":SS." and seven digits or
 // more), which readers of the input do not all treat alike: PostgreSQL

@@ -3,7 +3,10 @@ package source
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +143,76 @@ func TestFilesHoldSubMicroseconds(t *testing.T) {
 		got, err := FilesHoldSubMicroseconds([]string{p})
 		require.NoError(t, err)
 		require.Equal(t, c.want, got, c.content[:min(len(c.content), 60)])
+	}
+}
+
+// FileHoldsEmptyField finds every empty field, quoted or not, wherever it
+// is (first, middle or last column; first or last line; across the 1 MiB
+// reads), and says none only where there is none.
+func TestFileHoldsEmptyField(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("x,"), 1<<19) // the 1 MiB read ends after a delimiter
+	for _, c := range []struct {
+		name    string
+		content []byte
+		delim   byte
+		want    bool
+	}{
+		{"none", []byte("a,b\n1,x\n2,y\n"), ',', false},
+		{"none, no last newline", []byte("a,b\n1,x\n2,y"), ',', false},
+		{"none, quoted", []byte("a,b\n1,\"x,y\"\n"), ',', false},
+		{"middle", []byte("a,b,c\n1,,x\n"), ',', true},
+		{"first column", []byte("a,b\n,x\n"), ',', true},
+		{"last column", []byte("a,b\n1,\n2,y\n"), ',', true},
+		{"last column, last line", []byte("a,b\n1,x\n2,"), ',', true},
+		{"first column, first line", []byte(",b\n1,x\n"), ',', true},
+		{"empty line", []byte("a\n1\n\n2\n"), ',', true},
+		{"quoted empty", []byte("a,b\n1,\"\"\n"), ',', true},
+		{"doubled quote (may)", []byte("a,b\n1,\"x\"\"y\"\n"), ',', true},
+		{"other delimiter", []byte("a;b\n1;;\n"), ';', true},
+		{"commas under semicolons", []byte("a;b\n1,,2;x\n"), ';', false},
+		{"across reads", append(big, ",1\n"...), ',', true},
+		{"empty file", nil, ',', true},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".csv")
+		require.NoError(t, os.WriteFile(p, c.content, 0o644))
+		got, err := FileHoldsEmptyField(p, c.delim, '"')
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, c.name)
+	}
+}
+
+// Against encoding/csv's reading of random files: wherever it reads an
+// empty field, FileHoldsEmptyField says so.
+func TestFileHoldsEmptyFieldMissesNone(t *testing.T) {
+	dir := t.TempDir()
+	rnd := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "1", ",", "\n", "\"", " ", "é"}
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	for i := range n {
+		var b strings.Builder
+		for range 2 + rnd.IntN(30) {
+			b.WriteString(alphabet[rnd.IntN(len(alphabet))])
+		}
+		records, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+		if err != nil {
+			continue // not CSV; a loader refuses it anyway
+		}
+		empty := false
+		for _, r := range records {
+			for _, f := range r {
+				empty = empty || f == ""
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("%d.csv", i))
+		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+		got, err := FileHoldsEmptyField(p, ',', '"')
+		require.NoError(t, err)
+		if empty {
+			require.True(t, got, "%q", b.String())
+		}
 	}
 }

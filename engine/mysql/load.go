@@ -417,10 +417,10 @@ func (g crGuard) Read(p []byte) (int, error) {
 }
 
 // loadRaw streams each file's bytes into one LOAD DATA LOCAL into dest
-// (quoted), its columns in the file's header order. Every field goes
-// through a variable, so an empty one, quoted or not, is NULL (as DuckDB
-// reads it) and a value the column cannot hold is a warning: any warning
-// is an error, and the caller reads the files the other way.
+// (quoted), its columns in the file's header order. An empty field,
+// quoted or not, is NULL (as DuckDB reads it: see rawFields), and a value
+// the column cannot hold is a warning: any warning is an error, and the
+// caller reads the files the other way.
 func loadRaw(ctx context.Context, q engine.Querier, dest string, paths []string, cd *filereader.CSVDialect, rec func(string)) (int64, error) {
 	dl := Dialect{}
 	fields := "FIELDS TERMINATED BY " + dl.String(cd.Delim)
@@ -436,15 +436,13 @@ func loadRaw(ctx context.Context, q engine.Querier, dest string, paths []string,
 		if err != nil {
 			return 0, err
 		}
-		vars := make([]string, len(h))
-		sets := make([]string, len(h))
-		for i, c := range h {
-			vars[i] = fmt.Sprintf("@v%d", i)
-			sets[i] = fmt.Sprintf("%s = NULLIF(@v%d, '')", dl.Ident(c), i)
+		into, err := rawFields(p, h, cd)
+		if err != nil {
+			return 0, err
 		}
 		name, free := takeReaderName()
-		load := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4\n  %s IGNORE 1 LINES (%s)\n  SET %s",
-			name, dest, fields, strings.Join(vars, ", "), strings.Join(sets, ", "))
+		load := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET utf8mb4\n  %s IGNORE 1 LINES %s",
+			name, dest, fields, into)
 		rec(load)
 		err = func() error {
 			defer free()
@@ -471,6 +469,32 @@ func loadRaw(ctx context.Context, q engine.Querier, dest string, paths []string,
 		}
 	}
 	return loaded, nil
+}
+
+// rawFields is what LOAD DATA reads a file's fields into: each through a
+// variable that makes an empty one NULL, or, where no field of the file is
+// empty (source.FileHoldsEmptyField), straight into its column, which
+// stores the same values: the variables cost a sixth of the load.
+func rawFields(path string, header []string, cd *filereader.CSVDialect) (string, error) {
+	var quote byte
+	if cd.Quote != "" {
+		quote = cd.Quote[0]
+	}
+	empty, err := source.FileHoldsEmptyField(path, cd.Delim[0], quote)
+	if err != nil {
+		return "", err
+	}
+	dl := Dialect{}
+	if !empty {
+		return "(" + dl.Idents(header) + ")", nil
+	}
+	vars := make([]string, len(header))
+	sets := make([]string, len(header))
+	for i, c := range header {
+		vars[i] = fmt.Sprintf("@v%d", i)
+		sets[i] = fmt.Sprintf("%s = NULLIF(@v%d, '')", dl.Ident(c), i)
+	}
+	return "(" + strings.Join(vars, ", ") + ")\n  SET " + strings.Join(sets, ", "), nil
 }
 
 // emptyToTarget gives the target's type to staged columns that kept their

@@ -69,6 +69,13 @@ func TestLoadCSVRawMatchesRows(t *testing.T) {
 	// goes to the reader (DuckDB keeps it as text).
 	withNull := enginetest.TrickyCSV
 	body := strings.ReplaceAll(withNull, "9,NULL,", "9,Null,")
+	noEmpty := "id,name,n,d,ts,amount\n" +
+		"1,plain,10,2026-11-28,2026-11-28 10:00:00,1.50\n" +
+		"2,\"quoted, with a comma\",+2,2026-11-29,2026-11-28T10:00:01,-0.5\n" +
+		"3,back\\slash \\N and \\n,-3,2026-11-30,2026-11-28 10:00:02.123456,0\n" +
+		"4, blanks ,  4,2026-12-01,2026-11-28 23:59:59.5,100\n" +
+		"5,\"two\nlines\",5,2026-12-02,2026-11-28 00:00:00,007\n" +
+		"6,ünïcödé ✓,6,2026-12-03,2026-11-28 00:00:00,3.25\n"
 	for _, tc := range []struct {
 		name, body string
 		raw        int // 1: the raw path's load stands; 0: it falls back; -1: it is not tried
@@ -77,6 +84,9 @@ func TestLoadCSVRawMatchesRows(t *testing.T) {
 		{"crlf", strings.ReplaceAll(body, "\n", "\r\n"), 0},
 		{"no_final_newline", strings.TrimSuffix(body, "\n"), 1},
 		{"word_null", withNull, -1},
+		// No empty field: LOAD DATA reads the fields straight into the
+		// columns, no NULLIF: the same values.
+		{"no_empty_field", noEmpty, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name+".csv")
@@ -84,13 +94,19 @@ func TestLoadCSVRawMatchesRows(t *testing.T) {
 			types := map[string]string{"amount": "DECIMAL(12,2)"}
 			want, _, err := stageCSV(t, url, path, types, true)
 			require.NoError(t, err)
-			require.Len(t, want, 10)
+			require.NotEmpty(t, want)
+			if tc.name == "no_empty_field" {
+				require.Len(t, want, 6)
+			} else {
+				require.Len(t, want, 10)
+			}
 			got, ran, err := stageCSV(t, url, path, types, false)
 			require.NoError(t, err)
 			require.Equal(t, want, got)
 			all := strings.Join(ran, "\n")
 			require.Equal(t, tc.raw >= 0, strings.Contains(all, "raw CSV"), all)
 			require.Equal(t, tc.raw == 0, strings.Contains(all, "TRUNCATE"), all)
+			require.Equal(t, tc.name != "no_empty_field" && tc.raw >= 0, strings.Contains(all, "NULLIF"), all)
 		})
 	}
 }

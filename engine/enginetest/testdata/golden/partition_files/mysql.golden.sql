@@ -13,8 +13,7 @@ SELECT column_name, column_type FROM information_schema.columns WHERE table_sche
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES (@v0, @v1, @v2, @v3, @v4, @v5)
-  SET "order_id" = NULLIF(@v0, ''), "customer_id" = NULLIF(@v1, ''), "created_at" = NULLIF(@v2, ''), "status" = NULLIF(@v3, ''), "amount" = NULLIF(@v4, ''), "updated_at" = NULLIF(@v5, '');
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES ("order_id", "customer_id", "created_at", "status", "amount", "updated_at");
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
