@@ -386,6 +386,19 @@ var ErrNoBuildSchema = errors.New("the built table's schema does not exist yet")
 // stages it as usual.
 var ErrNotBuilt = errors.New("the input is not loaded into the built table")
 
+// SplitChecksummer is an optional DB ability, found by type assertion:
+// Checksummer.Checksum's row count and exact sum over a table's rows
+// matching where, taken over several connections at once, each summing a
+// share of the rows. The server's CPUs share a checksum one query would
+// take on one. Only for a table whose rows are committed and that nothing
+// writes until it returns: a direct load's built table (BuildLoader),
+// which only its run writes, under the whole table's lock, and whose data
+// transaction deletes only rows outside the window. rec is called with
+// each query, in order, before any runs.
+type SplitChecksummer interface {
+	ChecksumSplit(ctx context.Context, table string, cols []Column, where string, rec func(string)) (int64, string, error)
+}
+
 // FileResolver is an optional DB ability, found by type assertion: before
 // StageFiles, the engine reads over every row of every file what a
 // reader's type sniffing sees only in a sample, and returns the input with

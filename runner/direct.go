@@ -122,3 +122,74 @@ func (r *run) deleteOutside(ctx context.Context) error {
 	}
 	return nil
 }
+
+// splitSum is a direct load's partition checksum, taken on the engine's
+// other connections while the run goes on (engine.SplitChecksummer).
+type splitSum struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	queries []string
+	n       int64
+	sum     string
+	err     error
+}
+
+// startChecksum starts a direct load's partition checksum where the
+// engine can split it over connections: beside the count of where the
+// rows belong and the steps after it, instead of after them in the data
+// transaction. It reads what the checksum step would: the built table's
+// rows are committed, only this run writes the table, and the data
+// transaction deletes only rows outside the window the checksum reads.
+func (r *run) startChecksum(ctx context.Context) error {
+	sc, ok := r.db.(engine.SplitChecksummer)
+	if !ok || !r.direct || r.opts.plan != nil || r.res.RowsIn == 0 {
+		return nil
+	}
+	table := r.sql.Table(r.built)
+	cols, err := r.s.columns(ctx, r.sql, table)
+	if err != nil {
+		return err
+	}
+	where, err := r.window(cols)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	sp := &splitSum{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(sp.done)
+		sp.n, sp.sum, sp.err = sc.ChecksumSplit(ctx, table, r.dataColumns(cols), where,
+			func(q string) { sp.queries = append(sp.queries, q) })
+	}()
+	r.split = sp
+	return nil
+}
+
+// splitChecksum waits for the checksum startChecksum started, and shows
+// its queries where the checksum step would have run its own.
+func (r *run) splitChecksum(ctx context.Context) error {
+	sp := r.split
+	select {
+	case <-sp.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.s.mark(KindSQL, fmt.Sprintf("-- partition checksum: %d queries on connections of their own, started before the count of where the rows belong", len(sp.queries)))
+	for _, q := range sp.queries {
+		r.s.note(q)
+	}
+	if sp.err != nil {
+		return sp.err
+	}
+	r.res.RowCount, r.res.Checksum = sp.n, checksumTag(r.sql)+normalizeSum(sp.sum)
+	return nil
+}
+
+// stopChecksum ends a split checksum the run did not wait for (it failed
+// first), so its connections are closed before the built table is dropped.
+func (r *run) stopChecksum() {
+	if r.split != nil {
+		r.split.cancel()
+		<-r.split.done
+	}
+}

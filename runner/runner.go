@@ -396,6 +396,9 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 // placeStep counts where the staged rows belong, and refuses an input
 // with no rows for the partition.
 func (r *run) placeStep(ctx context.Context) error {
+	if err := r.startChecksum(ctx); err != nil {
+		return err
+	}
 	var inWindow int64
 	if r.staged && r.res.RowsIn > 0 {
 		var err error
@@ -444,6 +447,9 @@ func (r *run) insertPartition(ctx context.Context) error {
 func (r *run) checksumPartition(ctx context.Context) error {
 	if !r.exists {
 		return nil
+	}
+	if r.split != nil {
+		return r.splitChecksum(ctx)
 	}
 	where, err := r.window(r.targetCols)
 	if err != nil {

@@ -94,11 +94,16 @@ func (s *session) columns(ctx context.Context, q *engine.SQL, table string) ([]e
 // the sum of row hashes modulo 2^64, behind the function's tag if it has
 // one (engine.ChecksumVersioner).
 func (s *session) checksum(ctx context.Context, q *engine.SQL, table string, cols []engine.Column, where string) (int64, string, error) {
-	query, tag := q.Check.Checksum(table, cols, where), ""
+	return s.sum(ctx, q.Check.Checksum(table, cols, where), checksumTag(q))
+}
+
+// checksumTag is the tag of the engine's checksum function, if it has one
+// (engine.ChecksumVersioner).
+func checksumTag(q *engine.SQL) string {
 	if v, ok := q.Check.(engine.ChecksumVersioner); ok {
-		tag = v.ChecksumTag()
+		return v.ChecksumTag()
 	}
-	return s.sum(ctx, query, tag)
+	return ""
 }
 
 // checksumLike takes the checksum with the function that made stored (a

@@ -59,6 +59,9 @@ type run struct {
 	// pre is the partition's checksum taken while the input was hashed,
 	// for the skip decision (nil: not taken).
 	pre *partitionSum
+	// split is a direct load's checksum taken beside the other steps
+	// (nil: the checksum step takes it).
+	split *splitSum
 }
 
 // partitionSum is a partition's row count and checksum, and the ledger
@@ -217,6 +220,7 @@ func (r *run) doSwapped(ctx context.Context) (err error) {
 	defer func() { r.unlock() }()
 	prepare, data, cleanup := phases(r.steps())
 	defer func() { r.cleanUp(ctx, cleanup, err) }()
+	defer r.stopChecksum()
 	if err := r.runSteps(ctx, prepare); err != nil {
 		if errors.Is(err, errSkipped) {
 			r.res.Action = ActionSkipped

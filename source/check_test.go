@@ -216,3 +216,28 @@ func TestFileHoldsEmptyFieldMissesNone(t *testing.T) {
 		}
 	}
 }
+
+// adjacentPair, eight bytes at a time, answers as a byte-by-byte loop
+// does, wherever the pair falls (inside a word, across two, in the tail).
+func TestAdjacentPair(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	naive := func(b []byte, delim, quote byte) bool {
+		sep := func(c byte) bool { return c == delim || c == '\n' }
+		for i := 1; i < len(b); i++ {
+			if (sep(b[i]) && sep(b[i-1])) || (quote != 0 && b[i] == quote && b[i-1] == quote) {
+				return true
+			}
+		}
+		return false
+	}
+	alphabet := []byte{'a', ',', ';', '\n', '"', 0x80, 0xff, 0}
+	for range 20000 {
+		b := make([]byte, rnd.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		for _, dq := range [][2]byte{{',', '"'}, {';', 0}, {0xff, 0x80}} {
+			require.Equal(t, naive(b, dq[0], dq[1]), adjacentPair(b, dq[0], dq[1]), "%q %q", b, dq)
+		}
+	}
+}

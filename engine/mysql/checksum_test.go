@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -173,4 +174,49 @@ func oldParts(d mysql.Dialect, cols []engine.Column) []string {
 		out[i] = "coalesce(" + v + ", char(30))"
 	}
 	return out
+}
+
+// A checksum split over connections is the one query's, count and sum,
+// whatever the spread column holds: NULLs (the first share), one value
+// for every row (one share holds them all), or no row in the window.
+func TestChecksumSplitIsOneQuerys(t *testing.T) {
+	url := testDatabase(t)
+	ctx := context.Background()
+	db, err := mysql.Open(ctx, url, time.Minute)
+	require.NoError(t, err)
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE TABLE s (id BIGINT, same INT, d DATE, ts DATETIME(6), name TEXT, x DOUBLE)`,
+		`INSERT INTO s SELECT IF(seq % 7 = 0, NULL, seq), 5, DATE '2026-11-28', TIMESTAMP '2026-11-28 00:00:00' + INTERVAL seq SECOND,
+  IF(seq % 5 = 0, NULL, concat('n', seq)), seq / 3 FROM seq_1_to_5000`,
+	} {
+		_, err := db.Conn().ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	all := []engine.Column{{Name: "id", Type: "BIGINT"}, {Name: "same", Type: "INT"}, {Name: "d", Type: "DATE"},
+		{Name: "ts", Type: "DATETIME"}, {Name: "name", Type: "TEXT"}, {Name: "x", Type: "DOUBLE"}}
+	for _, tc := range []struct {
+		name  string
+		cols  []engine.Column
+		where string
+		rows  int64
+	}{
+		{"spread by id, NULLs among it", all, `"d" = DATE '2026-11-28'`, 5000},
+		{"one value: one share holds all", all[1:3], "", 5000},
+		{"text", all[4:5], `"ts" < TIMESTAMP '2026-11-28 00:10:00'`, 599},
+		{"no row", all, `"d" > DATE '2026-11-28'`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n int64
+			var one string
+			require.NoError(t, db.Conn().QueryRowContext(ctx, db.SQL().Check.Checksum(`"s"`, tc.cols, tc.where)).Scan(&n, &one))
+			require.Equal(t, tc.rows, n)
+			var ran []string
+			sn, split, err := db.ChecksumSplit(ctx, `"s"`, tc.cols, tc.where, func(q string) { ran = append(ran, q) })
+			require.NoError(t, err)
+			require.Len(t, ran, 2)
+			require.Equal(t, n, sn)
+			require.Equal(t, one, split)
+		})
+	}
 }
