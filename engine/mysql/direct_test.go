@@ -84,3 +84,35 @@ columns:
 	require.ErrorContains(t, err, p+" line 3")
 	require.Empty(t, e.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = '`+e.Schema+`'`))
 }
+
+// The split checksum is a shortcut: where the server gives the run no
+// second connection (max_user_connections 1), the first load takes the
+// checksum in one query instead, and reports the same.
+func TestFirstLoadOneConnection(t *testing.T) {
+	e := enginetest.NewEnv(t, harness)
+	e.Exec("CREATE DATABASE " + e.Schema)
+	e.Write("in/2026-11-28.csv", "order_date,order_id,status\n2026-11-28,1,placed\n2026-11-28,2,shipped\n2026-11-28,3,placed\n")
+	body := `job: orders_daily
+source:
+  files: in/{{ date }}.csv
+strategy: partition
+partition:
+  column: order_date
+`
+	var stmts []string
+	record := func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } }
+	split := e.MustRun(e.Job(body), "2026-11-28", record)
+	require.Contains(t, strings.Join(stmts, "\n"), "-- partition checksum: 2 queries")
+	want := e.Checksum("")
+	require.Equal(t, enginetest.Sum{Rows: split.RowCount, Checksum: split.Checksum}, want)
+
+	user := "idem_one_" + e.Schema[len(e.Schema)-8:]
+	e.Exec("DROP USER IF EXISTS "+user, "CREATE USER "+user+" WITH MAX_USER_CONNECTIONS 1", "GRANT ALL ON *.* TO "+user)
+	t.Cleanup(func() { e.Exec("DROP USER IF EXISTS " + user) })
+	e.Exec("DROP DATABASE "+e.Schema, "DELETE FROM idem_runs", "CREATE DATABASE "+e.Schema)
+	e.URL = strings.Replace(e.URL, "root@", user+"@", 1)
+	require.Contains(t, e.URL, user+"@")
+	one := e.MustRun(e.Job(body), "2026-11-28")
+	require.Equal(t, "loaded", string(one.Action))
+	require.Equal(t, want, enginetest.Sum{Rows: one.RowCount, Checksum: one.Checksum})
+}
