@@ -22,17 +22,6 @@ type testCase = struct {
 // Run runs every conformance case against the engine behind h; with
 // -short, the core cases only (see core).
 func Run(t *testing.T, h Harness) {
-	run(t, h, testing.Short())
-}
-
-// RunCore runs the core cases only (those -short runs, one or more per
-// guarantee): for a variant of an engine's harness (Harness.Before) that
-// takes another path the guarantees must hold on too.
-func RunCore(t *testing.T, h Harness) {
-	run(t, h, true)
-}
-
-func run(t *testing.T, h Harness, coreOnly bool) {
 	if h.InProcess {
 		inProcess.Store(t.Name(), true)
 	}
@@ -42,7 +31,7 @@ func run(t *testing.T, h Harness, coreOnly bool) {
 			if why, ok := h.Unsupported[c.name]; ok {
 				t.Skip(why)
 			}
-			if coreOnly && core[c.name] == "" {
+			if testing.Short() && core[c.name] == "" {
 				t.Skip("not a core case: -short runs the core cases, one or more per guarantee; the full run runs this one")
 			}
 			c.fn(t, h)
