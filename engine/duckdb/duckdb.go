@@ -63,30 +63,22 @@ func openRetry(ctx context.Context, path string, lockTimeout time.Duration, read
 			return nil, err
 		}
 	}
-	var existed bool
-	if path != ":memory:" {
-		_, err := os.Stat(path)
-		switch {
-		case err == nil:
-			existed = true
-		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("opening duckdb %s: %w", path, err)
-		case readOnly:
+	if readOnly && path != ":memory:" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("duckdb %s: %w", path, fs.ErrNotExist)
 		}
 	}
 	began := time.Now()
 	deadline := began.Add(lockTimeout)
 	for {
-		db, err := open(ctx, path, readOnly)
+		db, err := attempt(ctx, path, readOnly)
 		if err == nil {
-			db.created = !existed && path != ":memory:"
 			return db, nil
 		}
 		// A file another process is creating this instant has no valid
 		// header yet: wait briefly for it, as for a lock.
 		creating := isNotYetValid(err) && time.Since(began) < min(lockTimeout, creatingFor)
-		if !isLockError(err) && !creating {
+		if ctx.Err() != nil || !isLockError(err) && !creating {
 			return nil, fmt.Errorf("opening duckdb %s: %w", path, err)
 		}
 		if !time.Now().Before(deadline) {
@@ -99,6 +91,44 @@ func openRetry(ctx context.Context, path string, lockTimeout time.Duration, read
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// attempt opens path once. Where it may create the file (it is missing or
+// empty), creators in one folder take turns on the folder's lock: DuckDB
+// creates a file and locks it in two steps, and a second process that
+// locked the empty file in between found no header, failed, and left it
+// empty, so both then waited for a header nobody would write. Under the
+// folder's lock an empty file nobody holds was left by a creator killed
+// before its header: it is removed and created anew.
+func attempt(ctx context.Context, path string, readOnly bool) (*DB, error) {
+	if readOnly || path == ":memory:" {
+		return open(ctx, path, readOnly)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		return open(ctx, path, false)
+	}
+	unlock, err := lockFolder(ctx, filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	fi, err := os.Stat(path)
+	created := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case created:
+	case err != nil:
+		return nil, err
+	case fi.Size() == 0 && abandoned(path):
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		created = true
+	}
+	db, err := open(ctx, path, false)
+	if err == nil {
+		db.created = created
+	}
+	return db, err
 }
 
 func open(ctx context.Context, path string, readOnly bool) (*DB, error) {

@@ -134,3 +134,26 @@ func TestSizeMemory(t *testing.T) {
 	require.Equal(t, "1.8 GiB", sized(false))
 	require.Equal(t, "1.8 GiB", sized(true))
 }
+
+// An empty file nobody holds (a creator killed before DuckDB wrote its
+// header) is created anew at once; DuckDB alone refuses it forever, so
+// Open waited 30 s and failed.
+func TestOpenEmptyLeftover(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "left.duckdb")
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	began := time.Now()
+	db, err := duckdb.Open(ctx, path, time.Minute)
+	require.NoError(t, err)
+	require.Less(t, time.Since(began), 10*time.Second, "did not wait for a header")
+	_, err = db.Conn().ExecContext(ctx, "CREATE TABLE t AS SELECT 1 AS x")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	db, err = duckdb.Open(ctx, path, time.Minute)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, db.Conn().QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n))
+	require.Equal(t, 1, n)
+	require.NoError(t, db.Close())
+}
