@@ -70,6 +70,11 @@ type FileInput struct {
 	// partitioned by the job's grain, as the runner would create it.
 	// ErrNotBuilt from it: the input is staged instead.
 	BuildDDL func(ctx context.Context) ([]string, error)
+	// Indexes, set by the runner for TxLoader.LoadFilesInto, create the
+	// new table's indexes: run between creating it and loading it, they
+	// are kept up as rows arrive, where building them afterwards reads
+	// the whole table again.
+	Indexes []string
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and
@@ -376,6 +381,23 @@ type FileLoader interface {
 // stages the input as usual.
 type BuildLoader interface {
 	LoadFilesBuilt(ctx context.Context, stage string, built Table, in FileInput) (int64, error)
+}
+
+// TxLoader is an optional ability of a FileLoader on an engine whose DDL is
+// transactional (no Swapper): a first load of a partition job without key
+// creates the target itself in the run's transaction and loads the input
+// straight into it, instead of into staging and then copying it there: the
+// rows are written once. LoadFilesInto creates temporary table stage with
+// the input's columns and no rows (so the staged columns read as
+// LoadFiles's), creates into from it as Stager.CreateTableFrom does, loads
+// the rows into it in tx, and returns how many it loaded. The runner then
+// checks the rows in into and deletes those outside the partition; the
+// transaction makes it all or nothing. When into exists by the time the
+// loader holds its creation lock (another partition's first run committed
+// it), or the input has no rows, or the loader cannot load this input so,
+// it changes nothing and returns ErrNotBuilt: the runner stages it as usual.
+type TxLoader interface {
+	LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into Table, in FileInput) (int64, error)
 }
 
 // ErrNoBuildSchema: see BuildLoader.

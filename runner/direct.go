@@ -9,7 +9,10 @@ import (
 )
 
 // A first load on an engine whose DDL commits the open transaction builds
-// the target beside it and swaps it in (build). Where the engine can load
+// the target beside it and swaps it in (build). On an engine whose DDL is
+// transactional, a partition job without key can load its input straight
+// into the new target in the run's transaction (engine.TxLoader), which
+// then plays the built table's part: nothing to swap. Where the engine can load
 // files straight into that table (engine.BuildLoader), a partition job
 // without key loads its input there instead of into staging: the rows are
 // written once, where staging them and copying them into the built table
@@ -22,8 +25,16 @@ import (
 // lockTable) and, if the target still does not exist, drops a crashed
 // run's built table and sets r.direct.
 func (r *run) lockForBuild(ctx context.Context) error {
-	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil || r.exists ||
-		r.job.Strategy != job.StrategyPartition || len(r.job.Key) > 0 || r.job.LoadedAt != "" {
+	if r.exists || r.job.Strategy != job.StrategyPartition || len(r.job.Key) > 0 || r.job.LoadedAt != "" {
+		return nil
+	}
+	if _, ok := r.db.(engine.TxLoader); ok && r.swap == nil {
+		// The transaction hides the new target until it commits: it is
+		// the table the input is loaded into (engine.TxLoader).
+		r.built, r.direct = engine.Table(r.job.Table()), true
+		return nil
+	}
+	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil {
 		return nil
 	}
 	t := engine.Table(r.job.Table())
@@ -85,15 +96,20 @@ func (r *run) srcTable() string {
 // dropped.
 func (r *run) adoptBuilt(ctx context.Context) (err error) {
 	if r.res.RowsIn == 0 {
+		if r.swap == nil { // engine.TxLoader loads no empty input
+			return fmt.Errorf("%s was created for an empty input", r.built.Name)
+		}
 		if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
 			return err
 		}
 		r.built, r.direct = engine.Table{}, false
 		return nil
 	}
-	for _, q := range r.targetIndexes(r.built) {
-		if _, err := r.s.exec(ctx, q); err != nil {
-			return fmt.Errorf("building %s: %w", r.built.Name, err)
+	if r.swap != nil { // engine.TxLoader made them before loading the rows
+		for _, q := range r.targetIndexes(r.built) {
+			if _, err := r.s.exec(ctx, q); err != nil {
+				return fmt.Errorf("building %s: %w", r.built.Name, err)
+			}
 		}
 	}
 	r.table = r.sql.Table(r.built)

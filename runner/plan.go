@@ -193,6 +193,16 @@ func (r *run) loadFiles(ctx context.Context, l engine.FileLoader, tx *sql.Tx, in
 		}
 		r.s.note(text)
 	}
+	if tl, ok := l.(engine.TxLoader); ok && r.direct && r.swap == nil {
+		in.Indexes = r.targetIndexes(r.built)
+		n, err := tl.LoadFilesInto(ctx, tx, stageTable, r.built, in)
+		if !errors.Is(err, engine.ErrNotBuilt) {
+			r.res.RowsIn = n
+			return err
+		}
+		r.built, r.direct = engine.Table{}, false
+		in.Indexes = nil
+	}
 	if bl, ok := l.(engine.BuildLoader); ok && r.direct {
 		if r.xchg != nil {
 			in.BuildDDL = r.buildDDL

@@ -169,7 +169,8 @@ func (d *DB) stageFiles(ctx context.Context, tx *sql.Tx, stage string, in engine
 	err := d.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		if raw != nil {
-			return copyCSV(ctx, pc.PgConn(), stage, in.Paths, cols, raw, rec)
+			_, err := copyCSV(ctx, pc.PgConn(), dl.Ident(stage), in.Paths, cols, raw, rec)
+			return err
 		}
 		return copyRows(ctx, pc, stage, src, rec)
 	})
@@ -350,7 +351,7 @@ var csvTypes = []string{"BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "REAL", "DOU
 
 // copyCSV streams each file's bytes into COPY. Each file's own header gives
 // its column order. A quoted empty field is NULL, as in DuckDB.
-func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []string, cols []filereader.Column, cd *filereader.CSVDialect, rec func(string)) error {
+func copyCSV(ctx context.Context, pc *pgconn.PgConn, table string, paths []string, cols []filereader.Column, cd *filereader.CSVDialect, rec func(string)) (int64, error) {
 	dl := Dialect{}
 	all := make([]string, len(cols))
 	for i, c := range cols {
@@ -367,10 +368,11 @@ func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []strin
 		opts += ", ESCAPE " + dl.String(cd.Escape)
 	}
 	opts += ", FORCE_NULL (" + strings.Join(all, ", ") + ")"
+	var n int64
 	for _, p := range paths {
 		h, err := filereader.Header(p, cd.Delim[0])
 		if err != nil {
-			return err
+			return n, err
 		}
 		list := make([]string, len(h))
 		for i, c := range h {
@@ -378,17 +380,18 @@ func copyCSV(ctx context.Context, pc *pgconn.PgConn, stage string, paths []strin
 		}
 		f, err := os.Open(p)
 		if err != nil {
-			return err
+			return n, err
 		}
-		q := fmt.Sprintf("COPY %s (%s) FROM STDIN (%s)", dl.Ident(stage), strings.Join(list, ", "), opts)
+		q := fmt.Sprintf("COPY %s (%s) FROM STDIN (%s)", table, strings.Join(list, ", "), opts)
 		rec(q)
-		_, err = pc.CopyFrom(ctx, f, q)
+		tag, err := pc.CopyFrom(ctx, f, q)
 		f.Close()
 		if err != nil {
-			return copyError(p, err)
+			return n, copyError(p, err)
 		}
+		n += tag.RowsAffected()
 	}
-	return nil
+	return n, nil
 }
 
 // copyError names the file, and the line and column the server names.

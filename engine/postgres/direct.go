@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/source/filereader"
+)
+
+var _ engine.TxLoader = (*DB)(nil)
+
+// directSavepoint is where a direct load that cannot go on rolls back to,
+// leaving the transaction as it found it.
+const directSavepoint = "idem_direct"
+
+// LoadFilesInto loads a first load's input straight into the new target,
+// created in tx (engine.TxLoader): raw CSV only, COPY into the target
+// where LoadFiles copies into a temporary table that the run then copies
+// into the target. Anything else is engine.ErrNotBuilt, as is a target
+// another run created first, an input with no rows, or one whose sample's
+// types do not hold for every row (the reader's full types then need the
+// usual staging).
+func (d *DB) LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into engine.Table, in engine.FileInput) (int64, error) {
+	if in.Format != "csv" || d.csvRows || len(in.Paths) == 0 {
+		return 0, engine.ErrNotBuilt
+	}
+	rd, err := filereader.Open(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer rd.Close()
+	src, err := rd.DescribeSample(ctx, in, pgTypes{})
+	if err != nil {
+		return 0, err
+	}
+	raw, err := d.rawDialect(ctx, src, in)
+	if err != nil {
+		return 0, err
+	}
+	if raw == nil {
+		return 0, engine.ErrNotBuilt
+	}
+	rec := func(q string) {
+		if in.Record != nil {
+			in.Record(q)
+		}
+	}
+	exec := func(q string, args ...any) error {
+		rec(q)
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}
+	if err := exec("SAVEPOINT " + directSavepoint); err != nil {
+		return 0, err
+	}
+	n, err := d.copyInto(ctx, tx, stage, into, in, src, raw, rec)
+	switch {
+	case errors.Is(err, engine.ErrNotBuilt):
+		return 0, errors.Join(err, exec("ROLLBACK TO SAVEPOINT "+directSavepoint))
+	case err != nil:
+		return 0, err
+	}
+	return n, exec("RELEASE SAVEPOINT " + directSavepoint)
+}
+
+// copyInto creates stage and into, and copies the files into into while
+// the reader checks every row against the sample's types.
+func (d *DB) copyInto(ctx context.Context, tx *sql.Tx, stage string, into engine.Table, in engine.FileInput, src *filereader.Input, raw *filereader.CSVDialect, rec func(string)) (int64, error) {
+	dl := Dialect{}
+	exec := func(q string) error {
+		rec(q)
+		_, err := tx.ExecContext(ctx, q)
+		return err
+	}
+	defs := make([]string, len(src.Columns))
+	for i, c := range src.Columns {
+		defs[i] = dl.Ident(c.Name) + " " + c.Type
+	}
+	if err := exec(fmt.Sprintf("CREATE TEMP TABLE %s (%s)", dl.Ident(stage), strings.Join(defs, ", "))); err != nil {
+		return 0, fmt.Errorf("creating the staging table: %w", err)
+	}
+	create := dl.CreateTableFrom(into, stage, "")
+	if err := exec(create[0]); err != nil { // the creation lock
+		return 0, err
+	}
+	// Under the lock, a target another partition's first run created is
+	// committed and seen: its rows are not this run's to place or delete.
+	exists := fmt.Sprintf("SELECT to_regclass(%s) IS NOT NULL", dl.String(dl.Table(into)))
+	rec(exists)
+	var found bool
+	if err := tx.QueryRowContext(ctx, exists).Scan(&found); err != nil {
+		return 0, err
+	}
+	if found {
+		return 0, engine.ErrNotBuilt
+	}
+	for _, q := range append(create[1:], in.Indexes...) {
+		if err := exec(q); err != nil {
+			return 0, fmt.Errorf("creating %s: %w", into.Name, err)
+		}
+	}
+	rec(engine.LoadNote(in.Paths, dl.Table(into), "via COPY FROM STDIN (raw CSV: the server parses the files' bytes), straight into the new table"))
+	held := make(chan error, 1)
+	go func() {
+		ok, err := src.Resolve(ctx)
+		if err == nil && !ok {
+			err = errTypesChanged
+		}
+		held <- err
+	}()
+	var n int64
+	err := d.conn.Raw(func(dc any) error {
+		var err error
+		n, err = copyCSV(ctx, dc.(*stdlib.Conn).Conn().PgConn(), dl.Table(into), in.Paths, src.Columns, raw, rec)
+		return err
+	})
+	herr := <-held
+	switch {
+	case err != nil && lostConnection(err) != nil:
+		return 0, err
+	case errors.Is(herr, errTypesChanged):
+		return 0, engine.ErrNotBuilt
+	case herr != nil:
+		return 0, herr // the input's error, as the reader names it
+	case err != nil:
+		return 0, err
+	case n == 0:
+		return 0, engine.ErrNotBuilt
+	}
+	return n, nil
+}
