@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/idemdata/idem/engine"
@@ -53,6 +54,25 @@ func (r *run) lockForBuild(ctx context.Context) error {
 	}
 	r.built, r.direct = built, true
 	return nil
+}
+
+// loadInto loads the files straight into the new target in the run's
+// transaction (engine.TxLoader), and reports whether it did; if not, the
+// transaction is as it was, and the input is staged as usual.
+func (r *run) loadInto(ctx context.Context, in engine.FileInput) (bool, error) {
+	tl, ok := r.db.(engine.TxLoader)
+	if !ok || !r.direct || r.swap != nil {
+		return false, nil
+	}
+	in.Record = r.recordLoad
+	in.Indexes = r.targetIndexes(r.built)
+	n, err := tl.LoadFilesInto(ctx, r.tx, stageTable, r.built, in)
+	if errors.Is(err, engine.ErrNotBuilt) {
+		r.built, r.direct = engine.Table{}, false
+		return false, nil
+	}
+	r.res.RowsIn = n
+	return err == nil, err
 }
 
 // buildDDL creates the built table of a direct load on an engine that

@@ -183,26 +183,20 @@ func (r *run) loadMarker(files []string, how string) string {
 	return engine.LoadNote(files, r.sql.Ident(stageTable), how)
 }
 
+// recordLoad records what an engine's loader runs: its note on how the
+// rows travel, then its statements.
+func (r *run) recordLoad(text string) {
+	if strings.HasPrefix(text, "-- load ") {
+		r.s.mark(KindLoad, text)
+		return
+	}
+	r.s.note(text)
+}
+
 // loadFiles has the engine's loader stage the files, recording what it
 // runs: its note on how the rows travel, then its statements.
 func (r *run) loadFiles(ctx context.Context, l engine.FileLoader, tx *sql.Tx, in engine.FileInput) error {
-	in.Record = func(text string) {
-		if strings.HasPrefix(text, "-- load ") {
-			r.s.mark(KindLoad, text)
-			return
-		}
-		r.s.note(text)
-	}
-	if tl, ok := l.(engine.TxLoader); ok && r.direct && r.swap == nil {
-		in.Indexes = r.targetIndexes(r.built)
-		n, err := tl.LoadFilesInto(ctx, tx, stageTable, r.built, in)
-		if !errors.Is(err, engine.ErrNotBuilt) {
-			r.res.RowsIn = n
-			return err
-		}
-		r.built, r.direct = engine.Table{}, false
-		in.Indexes = nil
-	}
+	in.Record = r.recordLoad
 	if bl, ok := l.(engine.BuildLoader); ok && r.direct {
 		if r.xchg != nil {
 			in.BuildDDL = r.buildDDL

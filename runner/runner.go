@@ -378,6 +378,9 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 			return err
 		}
 	}
+	if done, err := r.loadInto(ctx, in); done || err != nil {
+		return err
+	}
 	if l, ok := r.db.(engine.FileLoader); ok {
 		return r.loadFiles(ctx, l, r.tx, in)
 	}

@@ -14,25 +14,27 @@ SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM snif
 
 SELECT count(*) FILTER (WHERE NOT regexp_full_match("amount", '\s*[+-]?[0-9]+\s*')) FROM (SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, all_varchar = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0) LIMIT 20480);
 
--- load $DIR/in/orders.csv into "idem_stage" by the next statement: the database reads the files itself;
+SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = 'orders';
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0) LIMIT 0;
 
 CREATE TABLE "orders" AS SELECT * FROM "idem_stage" LIMIT 0;
 
+-- load $DIR/in/orders.csv into "orders" by the next statement: the database reads the files itself, straight into the new table;
+
+INSERT INTO "orders" SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
 SELECT * FROM "orders" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29'), count(*) FILTER (WHERE "order_date" IS NULL) FROM "idem_stage";
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29'), count(*) FILTER (WHERE "order_date" IS NULL) FROM "orders";
 
-SELECT "order_date" AS p, count(*) FROM "idem_stage" WHERE NOT ("order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') AND "order_date" IS NOT NULL GROUP BY 1 ORDER BY 1;
+SELECT "order_date" AS p, count(*) FROM "orders" WHERE NOT ("order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') AND "order_date" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
-DELETE FROM "orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+DELETE FROM "orders" WHERE NOT ("order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29');
 
-INSERT INTO "orders" ("order_id", "customer_id", "order_date", "status", "amount") SELECT "order_id", "customer_id", "order_date", "status", "amount" FROM "idem_stage" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+DELETE FROM "orders" WHERE "order_date" IS NULL;
 
 SELECT count(*), CAST(coalesce(sum(hash("order_id", "customer_id", "order_date", "status", "amount")), 0) AS VARCHAR) FROM "orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
 

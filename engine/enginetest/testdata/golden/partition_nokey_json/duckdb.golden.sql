@@ -12,25 +12,27 @@ DESCRIBE SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DI
 
 SELECT min((json ->> '$."ts"')) FILTER (WHERE try_strptime((json ->> '$."ts"'), ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches((json ->> '$."ts"'), '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json_objects(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
--- load $DIR/in/events.jsonl into "idem_stage" by the next statement: the database reads the files itself;
+SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = 'events';
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
-
-SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
+CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited') LIMIT 0;
 
 CREATE TABLE "events" AS SELECT * FROM "idem_stage" LIMIT 0;
 
+-- load $DIR/in/events.jsonl into "events" by the next statement: the database reads the files itself, straight into the new table;
+
+INSERT INTO "events" SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
 SELECT * FROM "events" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00'), count(*) FILTER (WHERE "ts" IS NULL) FROM "idem_stage";
+SELECT count(*), count(*) FILTER (WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00'), count(*) FILTER (WHERE "ts" IS NULL) FROM "events";
 
-SELECT date_trunc('hour', "ts") AS p, count(*) FROM "idem_stage" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
+SELECT date_trunc('hour', "ts") AS p, count(*) FROM "events" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
-DELETE FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+DELETE FROM "events" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00');
 
-INSERT INTO "events" ("ts", "kind", "n") SELECT "ts", "kind", "n" FROM "idem_stage" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
+DELETE FROM "events" WHERE "ts" IS NULL;
 
 SELECT count(*), CAST(coalesce(sum(hash("ts", "kind", "n")), 0) AS VARCHAR) FROM "events" WHERE "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00';
 
