@@ -38,6 +38,7 @@ func TestLoadFilesInto(t *testing.T) {
 
 	tx, err := db.Begin(ctx)
 	require.NoError(t, err)
+	defer tx.Rollback() // before Close: a failed check leaves it open
 	_, err = db.LoadFilesInto(ctx, tx, "s", into, file("empty.csv", "id,d\n"))
 	require.ErrorIs(t, err, engine.ErrNotBuilt)
 	require.Zero(t, count(tx, tables), "nothing left of an empty input")

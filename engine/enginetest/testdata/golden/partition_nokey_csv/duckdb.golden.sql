@@ -16,13 +16,13 @@ SELECT count(*) FILTER (WHERE NOT regexp_full_match("amount", '\s*[+-]?[0-9]+\s*
 
 SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = 'orders';
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0) LIMIT 0;
-
-CREATE TABLE "orders" AS SELECT * FROM "idem_stage" LIMIT 0;
-
 -- load $DIR/in/orders.csv into "orders" by the next statement: the database reads the files itself, straight into the new table;
 
-INSERT INTO "orders" SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+CREATE TABLE "orders" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+
+SELECT count(*) FROM "orders";
+
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM "orders" LIMIT 0;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

@@ -14,13 +14,13 @@ SELECT min((json ->> '$."ts"')) FILTER (WHERE try_strptime((json ->> '$."ts"'), 
 
 SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = 'events';
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited') LIMIT 0;
-
-CREATE TABLE "events" AS SELECT * FROM "idem_stage" LIMIT 0;
-
 -- load $DIR/in/events.jsonl into "events" by the next statement: the database reads the files itself, straight into the new table;
 
-INSERT INTO "events" SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+CREATE TABLE "events" AS SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+
+SELECT count(*) FROM "events";
+
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM "events" LIMIT 0;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
