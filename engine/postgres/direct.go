@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemdata/idem/engine"
@@ -27,7 +28,7 @@ const directSavepoint = "idem_direct"
 // types do not hold for every row (the reader's full types then need the
 // usual staging).
 func (d *DB) LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into engine.Table, in engine.FileInput) (int64, error) {
-	if in.Format != "csv" || d.csvRows || len(in.Paths) == 0 {
+	if len(in.Paths) == 0 {
 		return 0, engine.ErrNotBuilt
 	}
 	rd, err := filereader.Open(ctx)
@@ -35,16 +36,9 @@ func (d *DB) LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into e
 		return 0, err
 	}
 	defer rd.Close()
-	src, err := rd.DescribeSample(ctx, in, pgTypes{})
+	src, raw, err := d.describeInto(ctx, rd, in)
 	if err != nil {
 		return 0, err
-	}
-	raw, err := d.rawDialect(ctx, src, in)
-	if err != nil {
-		return 0, err
-	}
-	if raw == nil {
-		return 0, engine.ErrNotBuilt
 	}
 	rec := func(q string) {
 		if in.Record != nil {
@@ -67,6 +61,33 @@ func (d *DB) LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into e
 		return 0, err
 	}
 	return n, exec("RELEASE SAVEPOINT " + directSavepoint)
+}
+
+// describeInto gives the input's columns: for raw CSV the sample's, which
+// the reader confirms beside COPY (raw is set); else every row's, and
+// engine.ErrNotBuilt where a column travels as text (its type is given by
+// an ALTER after the rows, which would rewrite the new table).
+func (d *DB) describeInto(ctx context.Context, rd *filereader.Reader, in engine.FileInput) (*filereader.Input, *filereader.CSVDialect, error) {
+	if in.Format == "csv" && !d.csvRows {
+		src, err := rd.DescribeSample(ctx, in, pgTypes{})
+		if err != nil {
+			return nil, nil, err
+		}
+		raw, err := d.rawDialect(ctx, src, in)
+		if err != nil || raw != nil {
+			return src, raw, err
+		}
+	}
+	src, err := rd.Describe(ctx, in, pgTypes{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range src.Columns {
+		if c.Text {
+			return nil, nil, engine.ErrNotBuilt
+		}
+	}
+	return src, nil, nil
 }
 
 // copyInto creates stage and into, and copies the files into into while
@@ -105,19 +126,36 @@ func (d *DB) copyInto(ctx context.Context, tx *sql.Tx, stage string, into engine
 			return 0, fmt.Errorf("creating %s: %w", into.Name, err)
 		}
 	}
-	rec(engine.LoadNote(in.Paths, dl.Table(into), "via COPY FROM STDIN (raw CSV: the server parses the files' bytes), straight into the new table"))
+	how := "via COPY FROM STDIN (raw CSV: the server parses the files' bytes), straight into the new table"
+	if raw == nil {
+		how = fmt.Sprintf("via COPY FROM STDIN (binary rows: the embedded DuckDB reads the files and sends their rows in batches of %d), straight into the new table", filereader.BatchRows)
+	}
+	rec(engine.LoadNote(in.Paths, dl.Table(into), how))
 	held := make(chan error, 1)
-	go func() {
-		ok, err := src.Resolve(ctx)
-		if err == nil && !ok {
-			err = errTypesChanged
-		}
-		held <- err
-	}()
+	if raw == nil { // described from every row
+		held <- nil
+	} else {
+		go func() {
+			ok, err := src.Resolve(ctx)
+			if err == nil && !ok {
+				err = errTypesChanged
+			}
+			held <- err
+		}()
+	}
 	var n int64
 	err := d.conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
 		var err error
-		n, err = copyCSV(ctx, dc.(*stdlib.Conn).Conn().PgConn(), dl.Table(into), in.Paths, src.Columns, raw, rec)
+		if raw == nil {
+			table := pgx.Identifier{into.Name}
+			if into.Schema != "" {
+				table = pgx.Identifier{into.Schema, into.Name}
+			}
+			n, err = copyRows(ctx, pc, table, src, rec)
+			return err
+		}
+		n, err = copyCSV(ctx, pc.PgConn(), dl.Table(into), in.Paths, src.Columns, raw, rec)
 		return err
 	})
 	herr := <-held

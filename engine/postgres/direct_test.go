@@ -50,6 +50,26 @@ func TestLoadFilesInto(t *testing.T) {
 		require.Zero(t, count(tx, `SELECT count(*) FROM "s"`), "the staging table holds the columns, no rows")
 		require.EqualValues(t, 1, count(tx, `SELECT count(*) FROM pg_indexes WHERE indexname = 't_ix'`), "the index, made before the rows")
 	})
+	t.Run("rows", func(t *testing.T) {
+		tx, err := db.Begin(ctx)
+		require.NoError(t, err)
+		defer func() { tx.Rollback() }()
+		p := writeFile(t, dir, "in.jsonl", `{"id": 1, "d": "2026-11-28"}`+"\n"+`{"id": 2, "d": "2026-11-29"}`+"\n")
+		n, err := db.LoadFilesInto(ctx, tx, "s", into, engine.FileInput{Paths: []string{p}, Format: "jsonl", Types: map[string]string{"d": "DATE"}})
+		require.NoError(t, err)
+		require.EqualValues(t, 2, n)
+		require.EqualValues(t, 2, count(tx, `SELECT count(*) FROM "t" WHERE "d" IS NOT NULL`))
+
+		// A column that travels as text gets its type after the rows:
+		// staged as usual, not rewritten in the new table.
+		require.NoError(t, tx.Rollback())
+		tx, err = db.Begin(ctx)
+		require.NoError(t, err)
+		p = writeFile(t, dir, "doc.jsonl", `{"id": 1, "doc": {"a": 1}}`+"\n")
+		_, err = db.LoadFilesInto(ctx, tx, "s", into, engine.FileInput{Paths: []string{p}, Format: "jsonl", Types: map[string]string{"doc": "JSONB"}})
+		require.ErrorIs(t, err, engine.ErrNotBuilt)
+		untouched(tx)
+	})
 	for name, content := range map[string]string{
 		"header only": "id,d\n",
 		// Past the reader's sample (20,480 rows), a time with an offset:

@@ -172,7 +172,8 @@ func (d *DB) stageFiles(ctx context.Context, tx *sql.Tx, stage string, in engine
 			_, err := copyCSV(ctx, pc.PgConn(), dl.Ident(stage), in.Paths, cols, raw, rec)
 			return err
 		}
-		return copyRows(ctx, pc, stage, src, rec)
+		_, err := copyRows(ctx, pc, pgx.Identifier{stage}, src, rec)
+		return err
 	})
 	herr := <-held
 	switch {
@@ -409,10 +410,10 @@ func copyError(path string, err error) error {
 // copyRows has the reader read the files into its scratch file, then
 // streams the rows in batches with binary COPY: one batch at a time is in
 // memory.
-func copyRows(ctx context.Context, pc *pgx.Conn, stage string, src *filereader.Input, rec func(string)) error {
+func copyRows(ctx context.Context, pc *pgx.Conn, table pgx.Identifier, src *filereader.Input, rec func(string)) (int64, error) {
 	rows, err := src.Rows(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
 	// The statement pgx sends for CopyFrom, in this package's spelling.
@@ -422,15 +423,16 @@ func copyRows(ctx context.Context, pc *pgx.Conn, stage string, src *filereader.I
 	for i, c := range src.Columns {
 		names[i], quoted[i] = c.Name, dl.Ident(c.Name)
 	}
-	rec(fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT binary)", dl.Ident(stage), strings.Join(quoted, ", ")))
-	if _, err := pc.CopyFrom(ctx, pgx.Identifier{stage}, names, pgRows{rows}); err != nil {
+	rec(fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT binary)", table.Sanitize(), strings.Join(quoted, ", ")))
+	n, err := pc.CopyFrom(ctx, table, names, pgRows{rows})
+	if err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Where != "" && lostConnection(err) == nil {
-			return fmt.Errorf("%s (%s)", pe.Message, pe.Where)
+			return n, fmt.Errorf("%s (%s)", pe.Message, pe.Where)
 		}
-		return err
+		return n, err
 	}
-	return nil
+	return n, nil
 }
 
 // pgRows feeds CopyFrom from the reader, with its decimals as pgx binds
