@@ -131,18 +131,7 @@ func (d *DB) copyInto(ctx context.Context, tx *sql.Tx, stage string, into engine
 		how = fmt.Sprintf("via COPY FROM STDIN (binary rows: the embedded DuckDB reads the files and sends their rows in batches of %d), straight into the new table", filereader.BatchRows)
 	}
 	rec(engine.LoadNote(in.Paths, dl.Table(into), how))
-	held := make(chan error, 1)
-	if raw == nil { // described from every row
-		held <- nil
-	} else {
-		go func() {
-			ok, err := src.Resolve(ctx)
-			if err == nil && !ok {
-				err = errTypesChanged
-			}
-			held <- err
-		}()
-	}
+	held := checkBeside(ctx, src, raw == nil) // without raw, described from every row
 	var n int64
 	err := d.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()

@@ -154,18 +154,7 @@ func (d *DB) stageFiles(ctx context.Context, tx *sql.Tx, stage string, in engine
 	if err := exec(fmt.Sprintf("CREATE TEMP TABLE %s (%s)", dl.Ident(stage), strings.Join(defs, ", "))); err != nil {
 		return false, fmt.Errorf("creating the staging table: %w", err)
 	}
-	held := make(chan error, 1)
-	if resolved {
-		held <- nil
-	} else {
-		go func() {
-			ok, err := src.Resolve(ctx)
-			if err == nil && !ok {
-				err = errTypesChanged
-			}
-			held <- err
-		}()
-	}
+	held := checkBeside(ctx, src, resolved)
 	err := d.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		if raw != nil {
@@ -189,6 +178,25 @@ func (d *DB) stageFiles(ctx context.Context, tx *sql.Tx, stage string, in engine
 		return true, exec("RELEASE SAVEPOINT " + rawSavepoint)
 	}
 	return true, nil
+}
+
+// checkBeside starts the reader's check that the sample's types hold for
+// every row, unless they were read from every row (resolved); its answer
+// comes on the channel: nil, errTypesChanged, or the input's error.
+func checkBeside(ctx context.Context, src *filereader.Input, resolved bool) <-chan error {
+	held := make(chan error, 1)
+	if resolved {
+		held <- nil
+		return held
+	}
+	go func() {
+		ok, err := src.Resolve(ctx)
+		if err == nil && !ok {
+			err = errTypesChanged
+		}
+		held <- err
+	}()
+	return held
 }
 
 // errTypesChanged: the types of the sample do not hold for every row.
