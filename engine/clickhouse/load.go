@@ -20,11 +20,13 @@ import (
 //     does (filereader.Input.CSV, chTypes.CSVText) is parsed by ClickHouse
 //     itself, file() into the staging table, with the types of the
 //     embedded reader's sample and settings that let no value be skipped,
-//     defaulted or guessed. Meanwhile the reader reads every row for what
-//     a sample can get wrong (filereader.Input.Resolve). On any error of
-//     ClickHouse's, or if the sample's types do not hold, the staged rows
-//     are dropped and the files go the other way, which names the file and
-//     line of a bad value.
+//     defaulted or guessed. Every value must have a form both readers read
+//     alike and that DuckDB's sniffer takes for the sample's type
+//     (rawConversion), so the sample's types hold for every row without the
+//     reader's pass over them (filereader.Input.Resolve), which would take
+//     one of two cores from ClickHouse's parsing. On any error of
+//     ClickHouse's the staged rows are dropped and the files go the other
+//     way, which names the file and line of a bad value.
 //   - Parquet, for everything else: the embedded DuckDB every engine
 //     shares (source/filereader) reads the files, typed exactly as the
 //     DuckDB engine stages them, and writes one Parquet file, which
@@ -222,13 +224,11 @@ var rawSettings = []string{
 
 // loadRawCSV has ClickHouse parse the CSV files' bytes into a new staging
 // table stage (or into the new table into, stage made empty), with the
-// types of the reader's sample, while the reader reads every row to
-// confirm them. It reports false, with nothing staged
-// and no error, when the files must go the other way: their dialect or a
-// column's type is one ClickHouse may read otherwise than DuckDB, the
-// sample's types do not hold, or ClickHouse refused a value. An error is
-// the input's (a UTC offset in a column declared without one) or the
-// session's.
+// types of the reader's sample. It reports false, with nothing staged and
+// no error, when the files must go the other way: their dialect or a
+// column's type is one ClickHouse may read otherwise than DuckDB, or
+// ClickHouse refused a value (one whose form another type would fit, as
+// the sample's types would not hold for it). An error is the session's.
 func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, stage string, into engine.Table, in engine.FileInput, rec func(string)) (bool, error) {
 	src, err := rd.DescribeSample(ctx, in, chTypes{})
 	if err != nil {
@@ -249,18 +249,10 @@ func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, s
 	if err != nil {
 		return false, err
 	}
-	type result struct {
-		ok  bool
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		ok, err := src.Resolve(ctx)
-		done <- result{ok, err}
-	}()
 	// Every field is read as text, and converted here only where its text
-	// has a form both readers read alike; any other value stops the load
-	// (throwIf), and the reader reads the files.
+	// has a form both readers read alike, and one DuckDB's sniffer would
+	// have typed so had it been in the sample; any other value stops the
+	// load (throwIf), and the reader reads the files.
 	sel := make([]string, len(src.Columns))
 	var checks []string
 	strs := make([]filereader.Column, len(src.Columns))
@@ -295,19 +287,12 @@ func loadRawCSV(ctx context.Context, ex engine.Querier, rd *filereader.Reader, s
 			break
 		}
 	}
-	res := <-done
-	if res.err != nil {
-		return false, res.err
-	}
-	if lerr == nil && res.ok {
+	if lerr == nil {
 		return true, nil
 	}
-	// ClickHouse read a value otherwise than DuckDB would, or the types do
-	// not hold: the files are read the other way.
-	why := "the sample's types do not hold for every row"
-	if lerr != nil {
-		why, _, _ = strings.Cut(lerr.Error(), "\n")
-	}
+	// ClickHouse met a value of another form: the files are read the
+	// other way.
+	why, _, _ := strings.Cut(lerr.Error(), "\n")
 	rec("-- the raw CSV load is dropped: " + why)
 	drops := []string{"DROP TABLE IF EXISTS " + q.Ident(stage)}
 	if into.Name != "" {
@@ -328,9 +313,12 @@ const errRawValue = "a value the raw CSV load does not read (the embedded reader
 
 // rawConversion converts a field's text v (NULL when empty) to typ (a
 // type chTypes.CSVText accepts), and gives the condition its text must
-// meet: a form DuckDB reads as the same value. Other forms DuckDB may read
-// (a sign, leading or trailing blanks, more digits than a type holds, a
-// date out of Date32's range) are left to the reader.
+// meet: a form DuckDB reads as the same value, and one its sniffer takes
+// for typ (so a value past the sample cannot have made the column another
+// type: 02134 is text to it, 5.5 a DOUBLE, a time of day a TIMESTAMP, an
+// offset a TIMESTAMPTZ). Other forms DuckDB may read (a sign, leading or
+// trailing blanks, more digits than a type holds, a date out of Date32's
+// range) are left to the reader.
 func rawConversion(v, typ string) (conv, check string) {
 	d := Dialect{}
 	date := `[0-9]{4}-[0-9]{2}-[0-9]{2}`
@@ -340,8 +328,8 @@ func rawConversion(v, typ string) (conv, check string) {
 	switch {
 	case typ == "String":
 		return v, ""
-	case typ == "Int64": // up to 18 digits: always an Int64
-		return "toInt64OrNull(" + v + ")", fmt.Sprintf("match(%s, %s)", v, d.String(`^-?[0-9]{1,18}$`))
+	case typ == "Int64": // up to 18 digits: always an Int64; no leading zero
+		return "toInt64OrNull(" + v + ")", fmt.Sprintf("match(%s, %s)", v, d.String(`^-?(0|[1-9][0-9]{0,17})$`))
 	case typ == "Date32":
 		return "toDate32OrNull(" + v + ")", fmt.Sprintf("match(%s, %s) AND %s", v, d.String("^"+date+"$"), roundTrip(v))
 	case typ == "DateTime64(6)":

@@ -136,7 +136,8 @@ func (rd *Reader) Describe(ctx context.Context, in engine.FileInput, t Types) (*
 // sample of the rows, without the pass over every row that confirms them:
 // for an engine that loads the files' bytes itself while Input.Resolve
 // reads every row beside it. What it describes must not be relied on
-// until Resolve has said the types hold.
+// until Resolve has said the types hold, or the engine has checked that
+// every value has a form the sniffer takes for its column's type.
 func (rd *Reader) DescribeSample(ctx context.Context, in engine.FileInput, t Types) (*Input, error) {
 	in, unknown := rd.known(ctx, in)
 	return rd.describe(ctx, in, unknown, t)
