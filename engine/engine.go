@@ -383,8 +383,8 @@ type BuildLoader interface {
 	LoadFilesBuilt(ctx context.Context, stage string, built Table, in FileInput) (int64, error)
 }
 
-// TxLoader is an optional ability of a FileLoader on an engine whose DDL is
-// transactional (no Swapper): a first load of a partition job without key
+// TxLoader is an optional ability of an engine whose DDL is transactional
+// (no Swapper), asked for before FileLoader and Stager: a first load of a partition job without key
 // creates the target itself in the run's transaction and loads the input
 // straight into it, instead of into staging and then copying it there: the
 // rows are written once. LoadFilesInto creates temporary table stage with

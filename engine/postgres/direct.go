@@ -68,14 +68,24 @@ func (d *DB) LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into e
 // engine.ErrNotBuilt where a column travels as text (its type is given by
 // an ALTER after the rows, which would rewrite the new table).
 func (d *DB) describeInto(ctx context.Context, rd *filereader.Reader, in engine.FileInput) (*filereader.Input, *filereader.CSVDialect, error) {
-	if in.Format == "csv" && !d.csvRows {
-		src, err := rd.DescribeSample(ctx, in, pgTypes{})
+	if in.Format == "csv" {
+		sample, err := rd.DescribeSample(ctx, in, pgTypes{})
 		if err != nil {
 			return nil, nil, err
 		}
-		raw, err := d.rawDialect(ctx, src, in)
-		if err != nil || raw != nil {
-			return src, raw, err
+		if !d.csvRows {
+			raw, err := d.rawDialect(ctx, sample, in)
+			if err != nil || raw != nil {
+				return sample, raw, err
+			}
+		}
+		// A column the sample sends as text (a job's JSONB) does so
+		// whatever the other rows hold: say so before reading them all,
+		// which LoadFiles would then do again.
+		for _, c := range sample.Columns {
+			if c.Text {
+				return nil, nil, engine.ErrNotBuilt
+			}
 		}
 	}
 	src, err := rd.Describe(ctx, in, pgTypes{})

@@ -69,6 +69,12 @@ func TestLoadFilesInto(t *testing.T) {
 		_, err = db.LoadFilesInto(ctx, tx, "s", into, engine.FileInput{Paths: []string{p}, Format: "jsonl", Types: map[string]string{"doc": "JSONB"}})
 		require.ErrorIs(t, err, engine.ErrNotBuilt)
 		untouched(tx)
+		// Likewise from CSV that is not copied raw (a list column), told
+		// by the sample's types.
+		p = writeFile(t, dir, "doc.csv", "id,xs\n1,\"[1, 2]\"\n")
+		_, err = db.LoadFilesInto(ctx, tx, "s", into, engine.FileInput{Paths: []string{p}, Format: "csv", Delim: ",", Types: map[string]string{"xs": "INTEGER[]"}})
+		require.ErrorIs(t, err, engine.ErrNotBuilt)
+		untouched(tx)
 	})
 	for name, content := range map[string]string{
 		"header only": "id,d\n",
