@@ -27,7 +27,7 @@ SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "idem_stage") AS k;
+SELECT count(DISTINCT "order_id") + CASE WHEN bool_or("order_id" IS NULL) THEN 1 ELSE 0 END FROM "idem_stage";
 
 CREATE TEMP TABLE "idem_stage_dedup" AS SELECT DISTINCT ON ("order_id") * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, coalesce("is_deleted", false) DESC, "status" COLLATE "C" ASC NULLS LAST, "is_deleted" ASC NULLS LAST;
 
