@@ -384,15 +384,18 @@ type BuildLoader interface {
 }
 
 // TxLoader is an optional ability of an engine whose DDL is transactional
-// (no Swapper), asked for before FileLoader and Stager: a first load of a partition job without key
-// creates the target itself in the run's transaction and loads the input
+// (no Swapper), asked for before FileLoader and Stager: a first load of a
+// partition job (with or without key; no loaded_at) creates the target
+// itself in the run's transaction and loads the input
 // straight into it, instead of into staging and then copying it there: the
 // rows are written once. LoadFilesInto creates temporary table stage with
 // the input's columns and no rows (so the staged columns read as
 // LoadFiles's), creates into from it as Stager.CreateTableFrom does, loads
 // the rows into it in tx, and returns how many it loaded. The runner then
-// checks the rows in into and deletes those outside the partition; the
-// transaction makes it all or nothing. When into exists by the time the
+// checks the rows in into (NULL and repeated keys too: repeated ones move
+// the rows to stage, which must hold into's columns, and drop into) and
+// deletes those outside the partition; the transaction makes it all or
+// nothing. When into exists by the time the
 // loader holds its creation lock (another partition's first run committed
 // it), or the input has no rows, or the loader cannot load this input so,
 // it changes nothing and returns ErrNotBuilt: the runner stages it as usual.

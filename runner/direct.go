@@ -11,9 +11,11 @@ import (
 
 // A first load on an engine whose DDL commits the open transaction builds
 // the target beside it and swaps it in (build). On an engine whose DDL is
-// transactional, a partition job without key can load its input straight
-// into the new target in the run's transaction (engine.TxLoader), which
-// then plays the built table's part: nothing to swap. Where the engine can load
+// transactional, a partition job can load its input straight into the new
+// target in the run's transaction (engine.TxLoader), which then plays the
+// built table's part: nothing to swap. With a key, the checks for NULL and
+// repeated keys read it; repeated keys send the rows back to staging
+// (unbuild), where the de-duplication reads them. Where the engine can load
 // files straight into that table (engine.BuildLoader), a partition job
 // without key loads its input there instead of into staging: the rows are
 // written once, where staging them and copying them into the built table
@@ -26,7 +28,7 @@ import (
 // lockTable) and, if the target still does not exist, drops a crashed
 // run's built table and sets r.direct.
 func (r *run) lockForBuild(ctx context.Context) error {
-	if r.exists || r.job.Strategy != job.StrategyPartition || len(r.job.Key) > 0 || r.job.LoadedAt != "" {
+	if r.exists || r.job.Strategy != job.StrategyPartition || r.job.LoadedAt != "" {
 		return nil
 	}
 	if _, ok := r.db.(engine.TxLoader); ok && r.swap == nil {
@@ -35,7 +37,7 @@ func (r *run) lockForBuild(ctx context.Context) error {
 		r.built, r.direct = engine.Table(r.job.Table()), true
 		return nil
 	}
-	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil {
+	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil || len(r.job.Key) > 0 {
 		return nil
 	}
 	t := engine.Table(r.job.Table())
@@ -73,6 +75,28 @@ func (r *run) loadInto(ctx context.Context, in engine.FileInput) (bool, error) {
 	}
 	r.res.RowsIn = n
 	return err == nil, err
+}
+
+// unbuild moves the rows a direct load wrote into the new target to the
+// staging table the loader made beside it (engine.TxLoader: the same
+// columns, no rows), and drops the target, all in the run's transaction:
+// the input has repeated keys, which the de-duplication resolves there
+// before the target is created as usual.
+func (r *run) unbuild(ctx context.Context, cols []engine.Column) error {
+	if r.sql.Scratch == nil {
+		return errors.New("this engine cannot drop the table a direct load created")
+	}
+	stmts := []string{
+		r.sql.Write.InsertSelect(r.sql.Ident(stageTable), names(cols), "", r.sql.Table(r.built), ""),
+		r.sql.Scratch.DropTable(r.built),
+	}
+	for _, q := range stmts {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("moving the input's rows back to staging: %w", err)
+		}
+	}
+	r.built, r.direct = engine.Table{}, false
+	return nil
 }
 
 // buildDDL creates the built table of a direct load on an engine that

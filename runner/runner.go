@@ -874,7 +874,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 		return "", err
 	}
 	if n > 0 {
-		return "", r.nullKeyError(ctx, n, cond, cols)
+		return "", r.nullKeyError(ctx, n, stage, cond, cols)
 	}
 	// Most inputs have no repeated key: counting distinct keys is much
 	// cheaper than ranking every row, and then staging is already the
@@ -885,6 +885,11 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	}
 	if distinct == total {
 		return stageTable, nil
+	}
+	if r.direct {
+		if err := r.unbuild(ctx, cols); err != nil {
+			return "", err
+		}
 	}
 	if _, err := r.s.exec(ctx, r.sql.Stage.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, j.DeleteWhen, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
@@ -897,8 +902,8 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	return dedupTable, nil
 }
 
-func (r *run) nullKeyError(ctx context.Context, n int64, cond string, cols []engine.Column) error {
-	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.Sample(r.sql.Ident(stageTable), names(cols), cond, 3))
+func (r *run) nullKeyError(ctx context.Context, n int64, stage, cond string, cols []engine.Column) error {
+	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.Sample(stage, names(cols), cond, 3))
 	if err != nil {
 		return err
 	}

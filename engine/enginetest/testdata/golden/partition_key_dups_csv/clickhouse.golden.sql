@@ -1,0 +1,94 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC;
+
+-- lock: default.orders partition 2026-11-28, waiting up to 10m;
+
+SELECT name FROM system.columns WHERE table = $1 AND database = $2;
+
+SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
+
+-- load $DIR/in/orders.csv into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
+
+DROP TABLE IF EXISTS "idem_stage";
+
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "order_date" Nullable(Date32), "status" Nullable(String), "amount" Nullable(Float64), "updated_at" Nullable(DateTime64(6))) ENGINE = Memory;
+
+INSERT INTO "idem_stage" SELECT * FROM file(<the Parquet file>, Parquet);
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "idem_stage";
+
+SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+
+SELECT uniqExact(tuple("order_id")) FROM "idem_stage";
+
+CREATE TEMPORARY TABLE "idem_stage_dedup" ENGINE = Memory AS SELECT * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, "customer_id" ASC NULLS LAST, "order_date" ASC NULLS LAST, "status" ASC NULLS LAST, "amount" ASC NULLS LAST LIMIT 1 BY "order_id";
+
+SELECT count(*) FROM "idem_stage_dedup";
+
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29')), count(*) FILTER (WHERE "order_date" IS NULL) FROM "idem_stage_dedup";
+
+SELECT "order_date" AS p, count(*) FROM "idem_stage_dedup" WHERE NOT ("order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29')) AND "order_date" IS NOT NULL GROUP BY 1 ORDER BY 1;
+
+SELECT name FROM system.columns WHERE table = $1 AND database = $2;
+
+SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
+
+DROP TABLE IF EXISTS "orders__idem_build";
+
+CREATE TABLE IF NOT EXISTS "orders__idem_build" ENGINE = MergeTree PARTITION BY "order_date" ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
+
+SELECT * FROM "orders__idem_build" LIMIT 0;
+
+SELECT count(*) FROM "orders__idem_build" WHERE "order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29');
+
+DELETE FROM "orders__idem_build" WHERE "order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29');
+
+INSERT INTO "orders__idem_build" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") SELECT "order_id", "customer_id", "order_date", "status", "amount", "updated_at" FROM "idem_stage_dedup" WHERE "order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29');
+
+SELECT count(*) FROM "orders__idem_build" WHERE "order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29');
+
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" String,
+  "partition" String,
+  "run_id" String,
+  "seq" Int64,
+  "input_fingerprint" String,
+  "definition_hash" String,
+  "strategy" String,
+  "rows_in" Int64,
+  "rows_deduped" Int64,
+  "rows_out_of_window" Int64,
+  "inserted" Int64,
+  "updated" Int64,
+  "deleted" Int64,
+  "deleted_absent" Int64 DEFAULT 0,
+  "skipped_older" Int64,
+  "row_count" Int64,
+  "checksum" String,
+  "partition_closed" Bool,
+  "started_at" DateTime64(6, 'UTC'),
+  "finished_at" DateTime64(6, 'UTC'),
+  "idem_version" String,
+  "target_table" Nullable(String)
+) ENGINE = ReplacingMergeTree ORDER BY ("job", "partition", "run_id");
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" Nullable(String);
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" Int64 DEFAULT 0;
+
+BEGIN;
+
+SELECT count(*), toString(sum(cityHash64(tuple("order_id", "customer_id", "order_date", "status", "amount", "updated_at")))) FROM "orders__idem_build" WHERE "order_date" >= toDate('2026-11-28') AND "order_date" < toDate('2026-11-29');
+
+RENAME TABLE "orders__idem_build" TO "orders";
+
+SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
+
+COMMIT;
+
+DROP TABLE IF EXISTS "idem_stage";
+
+DROP TABLE IF EXISTS "idem_stage_dedup";

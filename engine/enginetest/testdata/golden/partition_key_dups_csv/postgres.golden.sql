@@ -1,0 +1,117 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC;
+
+BEGIN;
+
+-- lock: public.orders partition 2026-11-28, waiting up to 10m: pg_advisory_xact_lock_shared(1425860439560768409) (the table's key), pg_advisory_xact_lock(-3138025267540847306) (the partition's key);
+
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
+
+SAVEPOINT idem_direct;
+
+CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "order_date" DATE, "status" TEXT, "amount" DOUBLE PRECISION, "updated_at" TIMESTAMP);
+
+SELECT pg_advisory_xact_lock(-1720692769653586042);
+
+SELECT to_regclass('"orders"') IS NOT NULL;
+
+DO $idem$ BEGIN
+CREATE TABLE IF NOT EXISTS "orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "orders" USING brin ("order_date") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
+-- load $DIR/in/orders.csv into "orders" via COPY FROM STDIN (raw CSV: the server parses the files' bytes), straight into the new table;
+
+COPY "orders" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") FROM STDIN (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"', FORCE_NULL ("order_id", "customer_id", "order_date", "status", "amount", "updated_at"));
+
+RELEASE SAVEPOINT idem_direct;
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "orders" WHERE "order_id" IS NULL;
+
+SELECT count(DISTINCT "order_id") + CASE WHEN bool_or("order_id" IS NULL) THEN 1 ELSE 0 END FROM "orders";
+
+INSERT INTO "idem_stage" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") SELECT "order_id", "customer_id", "order_date", "status", "amount", "updated_at" FROM "orders";
+
+DROP TABLE IF EXISTS "orders";
+
+CREATE TEMP TABLE "idem_stage_dedup" AS SELECT DISTINCT ON ("order_id") * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, "customer_id" ASC NULLS LAST, "order_date" ASC NULLS LAST, "status" COLLATE "C" ASC NULLS LAST, "amount" ASC NULLS LAST;
+
+SELECT count(*) FROM "idem_stage_dedup";
+
+SELECT pg_advisory_xact_lock(-1720692769653586042);
+
+DO $idem$ BEGIN
+CREATE TABLE IF NOT EXISTS "orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "orders" USING brin ("order_date") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
+
+SELECT * FROM "orders" LIMIT 0;
+
+SELECT count(*), count(*) FILTER (WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29'), count(*) FILTER (WHERE "order_date" IS NULL) FROM "idem_stage_dedup";
+
+SELECT "order_date" AS p, count(*) FROM "idem_stage_dedup" WHERE NOT ("order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') AND "order_date" IS NOT NULL GROUP BY 1 ORDER BY 1;
+
+DELETE FROM "orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+INSERT INTO "orders" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") SELECT "order_id", "customer_id", "order_date", "status", "amount", "updated_at" FROM "idem_stage_dedup" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_id", "customer_id", "order_date", "status", "amount", "updated_at"), 0)), 0) AS TEXT) FROM "orders" WHERE "order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29';
+
+DO $idem$ BEGIN
+PERFORM pg_advisory_xact_lock(1133864918205718213);
+CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
+  "job" TEXT NOT NULL,
+  "partition" TEXT NOT NULL,
+  "run_id" TEXT NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" TEXT NOT NULL,
+  "definition_hash" TEXT NOT NULL,
+  "strategy" TEXT NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" TEXT NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" TEXT NOT NULL,
+  "target_table" TEXT,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+-- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'target_table' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "target_table" TEXT;
+END IF;
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'deleted_absent' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "deleted_absent" BIGINT NOT NULL DEFAULT 0;
+END IF;
+END $idem$;
+
+SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
+
+DROP TABLE IF EXISTS "idem_stage";
+
+DROP TABLE IF EXISTS "idem_stage_dedup";
+
+COMMIT;
