@@ -181,6 +181,18 @@ type Checksummer interface {
 	Checksum(table string, cols []Column, where string) string
 }
 
+// PlacementChecksummer is an optional ability of a Checksummer: one scan
+// that counts where rows belong, as Writer.Placement does, and checksums
+// the rows where cond holds, as Checksum does. On a direct first load
+// (TxLoader) the rows in the window at the placement count are the ones
+// the partition keeps (only rows outside it are deleted after), so the
+// run's checksum comes from that scan instead of a second one.
+type PlacementChecksummer interface {
+	// PlacementChecksum selects (count, count where cond, count where
+	// col is NULL, checksum of cols where cond) over table.
+	PlacementChecksum(table, cond, col string, cols []Column) string
+}
+
 // ChecksumVersioner is a Checksummer whose function changed after ledgers
 // had stored checksums made by the older one: idem_runs.checksum is
 // compared by later runs (the skip), so a stored value must be compared

@@ -454,6 +454,11 @@ func (r *run) checksumPartition(ctx context.Context) error {
 	if r.split != nil {
 		return r.splitChecksum(ctx)
 	}
+	if r.placed != nil {
+		r.s.mark(KindSQL, "-- partition checksum: taken by the placement count's scan above (only rows outside the window were deleted since)")
+		r.res.RowCount, r.res.Checksum = r.placed.n, r.placed.sum
+		return nil
+	}
 	where, err := r.window(r.targetCols)
 	if err != nil {
 		return err
@@ -470,9 +475,8 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var total, inWindow, nulls int64
-	q := r.sql.Write.Placement(r.srcTable(), where, r.job.Partition.Column)
-	if err := r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls); err != nil {
+	total, inWindow, nulls, err := r.placement(ctx, where)
+	if err != nil {
 		return 0, err
 	}
 	r.res.RowsOutOfWindow = total - inWindow
@@ -491,6 +495,28 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 			total-inWindow-nulls, describeRows(r.res.OutOfWindow))}
 	}
 	return inWindow, nil
+}
+
+// placement counts the staged rows, those in the window (where) and those
+// with no partition value. On a direct first load into a table of the
+// run's transaction, the same scan checksums the window's rows where the
+// engine can (engine.PlacementChecksummer): they are the partition as the
+// run leaves it, since only rows outside the window are deleted after.
+func (r *run) placement(ctx context.Context, where string) (total, inWindow, nulls int64, err error) {
+	col := r.job.Partition.Column
+	pc, fold := r.sql.Check.(engine.PlacementChecksummer)
+	if !fold || !r.direct || r.swap != nil || r.split != nil {
+		q := r.sql.Write.Placement(r.srcTable(), where, col)
+		err = r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls)
+		return total, inWindow, nulls, err
+	}
+	var sum string
+	q := pc.PlacementChecksum(r.srcTable(), where, col, r.dataColumns(r.targetCols))
+	if err = r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls, &sum); err != nil {
+		return 0, 0, 0, err
+	}
+	r.placed = &partitionSum{n: inWindow, sum: checksumTag(r.sql) + normalizeSum(sum)}
+	return total, inWindow, nulls, nil
 }
 
 // maxReported bounds how many partitions an out-of-window report lists.

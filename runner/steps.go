@@ -62,6 +62,9 @@ type run struct {
 	// split is a direct load's checksum taken beside the other steps
 	// (nil: the checksum step takes it).
 	split *splitSum
+	// placed is a direct load's checksum taken by the placement count's
+	// scan (engine.PlacementChecksummer; nil: the checksum step takes it).
+	placed *partitionSum
 }
 
 // partitionSum is a partition's row count and checksum, and the ledger

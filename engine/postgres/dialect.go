@@ -134,6 +134,22 @@ END $idem$`, d.String(d.Table(target)), d.String(c.Name), d.String("pg_temp."+d.
 // makes. The sum is NUMERIC and may be negative; the runner reduces it
 // modulo 2^64.
 func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
+	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(%s), 0) AS TEXT) FROM %s", d.rowHash(cols), table)
+	if where != "" {
+		q += " WHERE " + where
+	}
+	return q
+}
+
+// PlacementChecksum is Placement's counts and Checksum's sum over the
+// rows where cond holds, in one scan (engine.PlacementChecksummer).
+func (d Dialect) PlacementChecksum(table, cond, col string, cols []engine.Column) string {
+	return fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s), count(*) FILTER (WHERE %s IS NULL), CAST(coalesce(sum(%s) FILTER (WHERE %s), 0) AS TEXT) FROM %s",
+		cond, d.Ident(col), d.rowHash(cols), cond, table)
+}
+
+// rowHash is the checksum's hash of one row of cols.
+func (d Dialect) rowHash(cols []engine.Column) string {
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
 		exprs[i] = d.Ident(c.Name)
@@ -141,11 +157,7 @@ func (d Dialect) Checksum(table string, cols []engine.Column, where string) stri
 			exprs[i] = "CAST(" + exprs[i] + " AS TEXT)"
 		}
 	}
-	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW(%s), 0)), 0) AS TEXT) FROM %s", strings.Join(exprs, ", "), table)
-	if where != "" {
-		q += " WHERE " + where
-	}
-	return q
+	return fmt.Sprintf("hash_record_extended(ROW(%s), 0)", strings.Join(exprs, ", "))
 }
 
 // hashable reports whether a type (as database/sql names it through pgx)
