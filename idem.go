@@ -51,6 +51,7 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	if err := lint.Err(j); err != nil {
 		return nil, err
 	}
+	defer warm(j, opts)()
 	db, err := openForRun(ctx, j, opts)
 	if err != nil {
 		return nil, err
@@ -69,6 +70,25 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	// target. Only an engine that creates files at Open has this.
 	closeTarget(ctx, db)
 	return results, err
+}
+
+// warm starts the target engine's warm-up (engine.Driver.Warm) for the
+// first partition's input files, to overlap opening the target; the
+// returned func ends it.
+func warm(j *Job, opts Options) (stop func()) {
+	t, err := job.ParseTargetURL(j.Target.URL)
+	if err != nil || t.Driver.Warm == nil {
+		return func() {}
+	}
+	ws, err := j.Windows(opts.Date)
+	if err != nil || len(ws) == 0 {
+		return func() {}
+	}
+	in, ok := runner.Input(j, ws[0])
+	if !ok {
+		return func() {}
+	}
+	return t.Driver.Warm(in)
 }
 
 // openForRun opens a job's target for a run, a plan or a verify of

@@ -31,6 +31,13 @@ type Driver struct {
 	// Open opens a target. location is the file path as written (resolve
 	// it against o.Dir) or the whole server URL.
 	Open func(ctx context.Context, location string, o OpenOptions) (DB, error)
+	// Warm, when set, starts in the background the first work a load of
+	// in will do before it reaches the target (an embedded reader's look
+	// at the files), so that it overlaps opening the target; stop ends it.
+	// It changes when that work is done, never what a load reads. Worth
+	// it only where Open is slow (embedded chDB loads its library): a run
+	// that turns out to skip the load pays the warm-up's CPU.
+	Warm func(in FileInput) (stop func())
 }
 
 // OpenOptions are what Driver.Open is told besides the location.

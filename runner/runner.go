@@ -358,19 +358,9 @@ func (r *run) readError(files []string, err error) error {
 // stageFiles reads the input files into stageTable, with the engine's own
 // loader where it has one.
 func (r *run) stageFiles(ctx context.Context, files []string) error {
-	in := engine.FileInput{Paths: files, Format: r.job.Source.Format, Types: r.job.Columns, Target: engine.Table(r.job.Table()),
-		Exact: r.exactColumns()}
-	if in.Format == "csv" {
-		for _, f := range files { // a reader takes an empty file for one nameless column
-			if st, err := os.Stat(f); err == nil && st.Size() == 0 {
-				return &InputError{Msg: f + " is empty (0 bytes): not even a header line (a header-only file is an empty delivery)"}
-			}
-		}
-		delim, err := source.CSVDelimiter(files[0])
-		if err != nil {
-			return err
-		}
-		in.Delim = string(delim)
+	in, err := fileInput(r.job, files)
+	if err != nil {
+		return err
 	}
 	if rs, ok := r.db.(engine.FileResolver); ok {
 		var err error
@@ -394,6 +384,40 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 	r.s.mark(KindLoad, r.loadMarker(files, "by the next statement: the database reads the files itself"))
 	_, err = r.s.exec(ctx, q)
 	return err
+}
+
+// fileInput describes files of j's input as a FileLoader is given them.
+func fileInput(j *job.Job, files []string) (engine.FileInput, error) {
+	in := engine.FileInput{Paths: files, Format: j.Source.Format, Types: j.Columns, Target: engine.Table(j.Table()),
+		Exact: exactColumns(j)}
+	if in.Format == "csv" {
+		for _, f := range files { // a reader takes an empty file for one nameless column
+			if st, err := os.Stat(f); err == nil && st.Size() == 0 {
+				return in, &InputError{Msg: f + " is empty (0 bytes): not even a header line (a header-only file is an empty delivery)"}
+			}
+		}
+		delim, err := source.CSVDelimiter(files[0])
+		if err != nil {
+			return in, err
+		}
+		in.Delim = string(delim)
+	}
+	return in, nil
+}
+
+// Input is the input files of j's partition w as a FileLoader would be
+// given them, for Driver.Warm; false when the job reads a query or no
+// file matches.
+func Input(j *job.Job, w job.Window) (engine.FileInput, bool) {
+	if j.Source.Query != "" {
+		return engine.FileInput{}, false
+	}
+	files, err := source.Files(j.Dir, renderGlobs(j, w))
+	if err != nil || len(files) == 0 {
+		return engine.FileInput{}, false
+	}
+	in, err := fileInput(j, files)
+	return in, err == nil
 }
 
 // placeStep counts where the staged rows belong, and refuses an input
@@ -840,10 +864,12 @@ func (r *run) addColumns(ctx context.Context) error {
 
 // exactColumns are the key and version columns: compared for equality and
 // order, so never floating point.
-func (r *run) exactColumns() []string {
-	cols := slices.Clone([]string(r.job.Key))
-	if r.job.LatestBy != "" {
-		cols = append(cols, r.job.LatestBy)
+func (r *run) exactColumns() []string { return exactColumns(r.job) }
+
+func exactColumns(j *job.Job) []string {
+	cols := slices.Clone([]string(j.Key))
+	if j.LatestBy != "" {
+		cols = append(cols, j.LatestBy)
 	}
 	return cols
 }

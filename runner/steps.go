@@ -405,10 +405,7 @@ func (r *run) inspectTarget(ctx context.Context) (err error) {
 
 // fingerprintFiles lists the input files and fingerprints their bytes.
 func (r *run) fingerprintFiles(ctx context.Context) error {
-	globs := make([]string, len(r.job.Source.Files))
-	for i, f := range r.job.Source.Files {
-		globs[i] = job.RenderPath(f, r.w)
-	}
+	globs := renderGlobs(r.job, r.w)
 	files, err := source.Files(r.job.Dir, globs)
 	if err != nil {
 		return err
@@ -439,6 +436,15 @@ func (r *run) fingerprintFiles(ctx context.Context) error {
 	}
 	r.setRunID(h.fp)
 	return nil
+}
+
+// renderGlobs is j's file patterns for partition w.
+func renderGlobs(j *job.Job, w job.Window) []string {
+	globs := make([]string, len(j.Source.Files))
+	for i, f := range j.Source.Files {
+		globs[i] = job.RenderPath(f, w)
+	}
+	return globs
 }
 
 // checksumAhead takes the checksum skip would take, when the partition has

@@ -25,6 +25,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/clickhouse/internal/chdb"
+	"github.com/idemdata/idem/source/filereader"
 )
 
 func init() {
@@ -34,6 +35,7 @@ func init() {
 		Form:    "chdb:PATH",
 		Example: "chdb:warehouse.chdb (a folder)",
 		Open:    openTarget,
+		Warm:    filereader.Warm,
 	})
 }
 

@@ -49,9 +49,12 @@ func (in *Input) CSV(ctx context.Context) (*CSVDialect, error) {
 			return nil, nil
 		}
 	}
-	s, err := duckdbengine.SniffCSV(ctx, in.rd.conn, in.in.Paths[0], in.in.Delim)
-	if err != nil {
-		return nil, err
+	s, ok := in.warm.sniffed(in.in.Paths[0], in.in.Delim)
+	if !ok {
+		var err error
+		if s, err = duckdbengine.SniffCSV(ctx, in.rd.conn, in.in.Paths[0], in.in.Delim); err != nil {
+			return nil, err
+		}
 	}
 	if len(s.Delimiter) != 1 || s.SkipRows != 0 || !isoFormat.MatchString(s.DateFormat) || !isoFormat.MatchString(s.TimestampFormat) {
 		return nil, nil

@@ -115,6 +115,7 @@ type Input struct {
 	read    []engine.Column  // what the reader says of sel's columns
 	rd      *Reader
 	types   Types
+	warm    *warmUp // the warm-up whose answers describe took, if any
 }
 
 // Describe reads the files' columns and their types, mapped by t. A type
@@ -129,7 +130,7 @@ func (rd *Reader) Describe(ctx context.Context, in engine.FileInput, t Types) (*
 	if err != nil {
 		return nil, err
 	}
-	return rd.describe(ctx, in, unknown, t)
+	return rd.describe(ctx, in, unknown, t, nil)
 }
 
 // DescribeSample is Describe with the types the sniffer reads from a
@@ -139,8 +140,9 @@ func (rd *Reader) Describe(ctx context.Context, in engine.FileInput, t Types) (*
 // until Resolve has said the types hold, or the engine has checked that
 // every value has a form the sniffer takes for its column's type.
 func (rd *Reader) DescribeSample(ctx context.Context, in engine.FileInput, t Types) (*Input, error) {
+	w := warmFor(in)
 	in, unknown := rd.known(ctx, in)
-	return rd.describe(ctx, in, unknown, t)
+	return rd.describe(ctx, in, unknown, t, w)
 }
 
 // Resolve reads every row for what a sample can get wrong (see
@@ -172,14 +174,18 @@ func (rd *Reader) known(ctx context.Context, in engine.FileInput) (engine.FileIn
 	return in, unknown
 }
 
-func (rd *Reader) describe(ctx context.Context, in engine.FileInput, unknown map[string]string, t Types) (*Input, error) {
+// describe describes in's columns, with the answers of the warm-up w
+// where it has them.
+func (rd *Reader) describe(ctx context.Context, in engine.FileInput, unknown map[string]string, t Types, w *warmUp) (*Input, error) {
 	sel, err := duckdbengine.Dialect{}.SelectFiles(in)
 	if err != nil {
 		return nil, err
 	}
-	read, err := duckdbengine.Describe(ctx, rd.conn, sel)
-	if err != nil {
-		return nil, err
+	read, ok := w.described(sel)
+	if !ok {
+		if read, err = duckdbengine.Describe(ctx, rd.conn, sel); err != nil {
+			return nil, err
+		}
 	}
 	cols := make([]Column, len(read))
 	for i, r := range read {
@@ -191,7 +197,7 @@ func (rd *Reader) describe(ctx context.Context, in engine.FileInput, unknown map
 		}
 		cols[i] = c
 	}
-	return &Input{Columns: cols, in: in, sel: sel, read: read, rd: rd, types: t}, nil
+	return &Input{Columns: cols, in: in, sel: sel, read: read, rd: rd, types: t, warm: w}, nil
 }
 
 // IsNested reports whether a reader type is a list, array, struct, map or
