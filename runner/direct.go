@@ -17,7 +17,8 @@ import (
 // repeated keys read it; repeated keys send the rows back to staging
 // (unbuild), where the de-duplication reads them. Where the engine can load
 // files straight into that table (engine.BuildLoader), a partition job
-// without key loads its input there instead of into staging: the rows are
+// loads its input there instead of into staging (with a key, the checks
+// read it there too, and repeated keys unbuild it likewise): the rows are
 // written once, where staging them and copying them into the built table
 // wrote them twice. The checks then read the built table (r.direct), and
 // the data transaction deletes from it the rows outside the partition
@@ -37,7 +38,7 @@ func (r *run) lockForBuild(ctx context.Context) error {
 		r.built, r.direct = engine.Table(r.job.Table()), true
 		return nil
 	}
-	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil || len(r.job.Key) > 0 {
+	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil {
 		return nil
 	}
 	t := engine.Table(r.job.Table())
@@ -77,18 +78,27 @@ func (r *run) loadInto(ctx context.Context, in engine.FileInput) (bool, error) {
 	return err == nil, err
 }
 
-// unbuild moves the rows a direct load wrote into the new target to the
-// staging table the loader made beside it (engine.TxLoader: the same
-// columns, no rows), and drops the target, all in the run's transaction:
-// the input has repeated keys, which the de-duplication resolves there
-// before the target is created as usual.
+// unbuild moves the rows a direct load wrote into the new target (or the
+// built table) to the staging table the loader made beside it (the same
+// columns, no rows), and drops the table they were in: the input has
+// repeated keys, which the de-duplication resolves there before the
+// target is created as usual. On engine.TxLoader all of this is in the
+// run's transaction; on an engine.Swapper the built table is not the
+// target, and a crash in between leaves one the next run drops
+// (lockForBuild).
 func (r *run) unbuild(ctx context.Context, cols []engine.Column) error {
-	if r.sql.Scratch == nil {
+	var drop string
+	switch {
+	case r.swap != nil:
+		drop = r.swap.Drop(r.built)
+	case r.sql.Scratch != nil:
+		drop = r.sql.Scratch.DropTable(r.built)
+	default:
 		return errors.New("this engine cannot drop the table a direct load created")
 	}
 	stmts := []string{
 		r.sql.Write.InsertSelect(r.sql.Ident(stageTable), names(cols), "", r.sql.Table(r.built), ""),
-		r.sql.Scratch.DropTable(r.built),
+		drop,
 	}
 	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {

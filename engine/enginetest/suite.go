@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,7 @@ func allCases() []testCase {
 		{"NotClosed", testNotClosed},
 		{"Lookback", testLookback},
 		{"CrashPoints", testCrashPoints},
+		{"FirstLoadCrashPoints", testFirstLoadCrashPoints},
 	}
 	for _, more := range [][]testCase{mergeCases, formatCases, concurrentCases, typeCases,
 		noSilentCases, oneWriterCases, interruptCases, badInputCases, badInput2Cases,
@@ -524,6 +526,57 @@ func testCrashPoints(t *testing.T, h Harness) {
 				require.Len(t, gone, 1)
 				require.Len(t, added, 1)
 				require.Contains(t, added[0], "returned")
+			})
+		}
+	}
+}
+
+// kill -9 at each crash point of a first load (the table does not exist)
+// of a partition job with a key leaves no table or the whole partition,
+// and the next run ends where one run ends: the same rows, the same
+// tables, a ledger that makes a third run skip. Without loaded_at, the
+// engines that can load the input straight into the table they create do
+// (runner/direct.go), the checks read it there, and an input with a
+// repeated key is moved back to staging first: both inputs are tried.
+func testFirstLoadCrashPoints(t *testing.T, h Harness) {
+	body := strings.Replace(filesJob, "loaded_at: _loaded_at\n", "", 1)
+	inputs := map[string]string{
+		"repeated key": orders,
+		"unique keys":  strings.Replace(orders, "3,12,2026-11-28 09:30:00,shipped,5.25,2026-11-28 12:00:00\n", "", 1),
+	}
+	tables := func(e *Env) []string {
+		var out []string
+		for _, tbl := range e.Trace().Tables {
+			out = append(out, tbl[strings.LastIndex(tbl, ".")+1:])
+		}
+		return out
+	}
+	for name, input := range inputs {
+		ref := NewEnv(t, h)
+		ref.Write("in/orders.csv", input)
+		ref.MustRun(ref.Job(body), "2026-11-28")
+		want, wantTables := ref.Rows("", allCols...), tables(ref)
+		require.Len(t, want, 4, "orders 2, 3, 4 and 6 of 2026-11-28, order 3 once")
+		for _, point := range crashPoints("partition") {
+			t.Run(name+"/"+point, func(t *testing.T) {
+				t.Parallel()
+				e := NewEnv(t, h)
+				e.Write("in/orders.csv", input)
+				j := e.Job(body)
+				code, _, stderr := RunBinary(t, []string{"IDEM_CRASH_AT=" + point},
+					"run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
+				require.Equal(t, -1, code, "killed by a signal; stderr: %s", stderr)
+				if tr := e.Trace(); slices.ContainsFunc(tr.Tables, func(s string) bool { return strings.HasSuffix(s, "."+j.Table().Name) }) {
+					require.Equal(t, want, e.Rows("", allCols...), "the target, where the crash left one, holds the whole partition")
+				}
+
+				code, stdout, stderr := RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z", "--json")
+				require.Equal(t, 0, code, stderr)
+				require.Regexp(t, `"action":"(loaded|skipped)"`, stdout)
+				require.Equal(t, want, e.Rows("", allCols...))
+				require.Equal(t, wantTables, tables(e), "no table a crashed run built is left")
+				_, stdout, _ = RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z", "--json")
+				require.Contains(t, stdout, `"action":"skipped"`)
 			})
 		}
 	}

@@ -6,21 +6,35 @@ SELECT name FROM system.columns WHERE table = $1 AND database = $2;
 
 SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
 
+SELECT name FROM system.columns WHERE table = $1 AND database = $2;
+
+SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
+
+DROP TABLE IF EXISTS "orders__idem_build";
+
 -- load $DIR/in/orders.csv into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
 
 DROP TABLE IF EXISTS "idem_stage";
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "order_date" Nullable(Date32), "status" Nullable(String), "amount" Nullable(Float64), "updated_at" Nullable(DateTime64(6))) ENGINE = Memory;
 
-INSERT INTO "idem_stage" SELECT * FROM file(<the Parquet file>, Parquet);
+SELECT * FROM "idem_stage" LIMIT 0;
+
+CREATE TABLE IF NOT EXISTS "orders__idem_build" ENGINE = MergeTree PARTITION BY "order_date" ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
+
+INSERT INTO "orders__idem_build" SELECT * FROM file(<the Parquet file>, Parquet) SETTINGS max_partitions_per_insert_block = 0;
+
+SELECT count() FROM "orders__idem_build";
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
-SELECT count(*) FROM "idem_stage";
+SELECT count(*) FROM "orders__idem_build" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+SELECT uniqExact(tuple("order_id")) FROM "orders__idem_build";
 
-SELECT uniqExact(tuple("order_id")) FROM "idem_stage";
+INSERT INTO "idem_stage" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") SELECT "order_id", "customer_id", "order_date", "status", "amount", "updated_at" FROM "orders__idem_build";
+
+DROP TABLE IF EXISTS "orders__idem_build";
 
 CREATE TEMPORARY TABLE "idem_stage_dedup" ENGINE = Memory AS SELECT * FROM "idem_stage" ORDER BY "order_id", "updated_at" DESC NULLS LAST, "customer_id" ASC NULLS LAST, "order_date" ASC NULLS LAST, "status" ASC NULLS LAST, "amount" ASC NULLS LAST LIMIT 1 BY "order_id";
 

@@ -6,22 +6,43 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
 
+SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position;
+
+SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?;
+
+DROP TABLE IF EXISTS "orders__idem_build";
+
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
 
 -- load $DIR/in/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead);
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "order_date" DATE, "status" LONGTEXT, "amount" DOUBLE, "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
+CREATE TABLE IF NOT EXISTS "orders__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT * FROM "idem_stage" LIMIT 0;
+
+SET @idem_ddl = (SELECT coalesce(concat('ALTER TABLE "orders__idem_build" ', group_concat(concat('MODIFY "', replace(column_name, '"', '""'), '" ',
+    CASE WHEN data_type IN ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext') THEN 'LONGTEXT COLLATE utf8mb4_nopad_bin' ELSE column_type END, ' NULL')
+    ORDER BY ordinal_position SEPARATOR ', ')), 'DO 0')
+  FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'orders__idem_build');
+
+PREPARE idem_ddl FROM @idem_ddl;
+
+EXECUTE idem_ddl;
+
+DEALLOCATE PREPARE idem_ddl;
+
+LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "orders__idem_build" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES ("order_id", "customer_id", "order_date", "status", "amount", "updated_at");
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
-SELECT count(*) FROM "idem_stage";
+SELECT count(*) FROM "orders__idem_build" WHERE "order_id" IS NULL;
 
-SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
+SELECT count(DISTINCT "order_id") + count(DISTINCT CASE WHEN "order_id" IS NULL THEN 'order_id=' || coalesce(REGEXP_REPLACE(CAST(x."order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2'), 'NULL') END) FROM "orders__idem_build" AS x;
 
-SELECT count(DISTINCT "order_id") + count(DISTINCT CASE WHEN "order_id" IS NULL THEN 'order_id=' || coalesce(REGEXP_REPLACE(CAST(x."order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2'), 'NULL') END) FROM "idem_stage" AS x;
+INSERT INTO "idem_stage" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") SELECT "order_id", "customer_id", "order_date", "status", "amount", "updated_at" FROM "orders__idem_build";
+
+DROP TABLE IF EXISTS "orders__idem_build";
 
 CREATE TEMPORARY TABLE "idem_stage_dedup" AS SELECT "order_id", "customer_id", "order_date", "status", "amount", "updated_at" FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "order_id" ORDER BY "updated_at" IS NULL, "updated_at" DESC, "customer_id" IS NULL, "customer_id" ASC, "order_date" IS NULL, "order_date" ASC, CAST("status" AS BINARY) IS NULL, CAST("status" AS BINARY) ASC, "amount" IS NULL, "amount" ASC) AS idem_rn FROM "idem_stage") AS x WHERE idem_rn = 1;
 
