@@ -41,6 +41,12 @@ const (
 	CrashAfterCommit  = "after_commit"
 )
 
+// WaitBeforeBuild is a point only waited at (Options.WaitAt): a first
+// load has looked at the target, found none, and is about to build it
+// (on an engine.Swapper, having let go of its partition's lock and not
+// yet holding the table's).
+const WaitBeforeBuild = "before_build"
+
 // CrashPoints lists every crash point in run order.
 var CrashPoints = []string{CrashAfterStage, CrashAfterDelete, CrashAfterWrite, CrashBeforeCommit, CrashAfterCommit}
 
@@ -66,6 +72,9 @@ type Options struct {
 	// after saying so on the logger (tests only: a signal then arrives at
 	// a known step).
 	WaitAt string
+	// WaitFor, with WaitAt, is a file whose creation ends the wait: the
+	// run then goes on (tests only: two runs interleave at known steps).
+	WaitFor string
 	// Logger receives progress; default discards.
 	Logger *slog.Logger
 	// Record, if set, sees every SQL statement the run executes, in order,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/idemdata/idem/engine"
@@ -523,6 +524,9 @@ func (r *run) stageInput(ctx context.Context) error {
 	}
 	r.staged = true
 	r.report(StepStaging)
+	if !r.exists && r.swap == nil {
+		r.crash(WaitBeforeBuild) // a Swapper's is in lockTable
+	}
 	if err := r.lockForBuild(ctx); err != nil {
 		return err
 	}
@@ -646,8 +650,7 @@ func (r *run) crash(point string) {
 		return
 	}
 	if r.opts.WaitAt == point && r.ctx != nil {
-		r.log.Warn("waiting on purpose until interrupted", "point", point)
-		<-r.ctx.Done()
+		r.wait(point)
 	}
 	if r.opts.CrashAt != point {
 		return
@@ -655,6 +658,29 @@ func (r *run) crash(point string) {
 	r.log.Warn("crashing on purpose", "point", point)
 	killSelf()
 	select {}
+}
+
+// wait waits at point until interrupted or, with Options.WaitFor, until
+// that file exists.
+func (r *run) wait(point string) {
+	if r.opts.WaitFor == "" {
+		r.log.Warn("waiting on purpose until interrupted", "point", point)
+		<-r.ctx.Done()
+		return
+	}
+	r.log.Warn("waiting on purpose until a file exists", "point", point, "file", r.opts.WaitFor)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(r.opts.WaitFor); err == nil {
+			return
+		}
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // writeTarget is the table the data steps write: the target, or the table
@@ -745,6 +771,9 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 	}
 	r.unlock()
 	r.unlock = func() {}
+	if !r.exists {
+		r.crash(WaitBeforeBuild)
+	}
 	scope.Partition = ""
 	release, err := r.db.Lock(ctx, nil, scope, r.opts.LockTimeout)
 	if err != nil {
@@ -762,7 +791,11 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 	if err := r.decideSkip(ctx); err != nil {
 		return false, err
 	}
-	if r.exists {
+	// A first load that takes the lock before staging (lockForBuild) has
+	// no input columns yet; checkInput compares them with the target's.
+	// A first load that takes the lock before staging (lockForBuild) has
+	// no input columns yet; checkInput compares them with the target's.
+	if r.exists && r.stageCols != nil {
 		if err := r.checkColumns(r.stageCols, r.targetCols); err != nil {
 			return false, err
 		}

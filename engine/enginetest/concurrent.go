@@ -1,22 +1,27 @@
 package enginetest
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
 
 var concurrentCases = []testCase{
 	{"ConcurrentRunsOfOnePartition", testConcurrentRuns},
 	{"ConcurrentMergesOfOneJob", testConcurrentMerges},
+	{"FirstLoadFindsTargetCreatedMeanwhile", testFirstLoadCreatedMeanwhile},
 }
 
 // binaryRun is one finished idem process.
@@ -130,4 +135,117 @@ func testConcurrentMerges(t *testing.T, h Harness) {
 	}
 	require.Equal(t, int64(6), inserted, "each new key is inserted once: %+v", rs)
 	require.Equal(t, []string{"1", "2", "3", "4", "5", "6", "7"}, e.Rows("", "order_id"))
+}
+
+// A first load of one partition finds no target and, before it builds
+// one, a first load of another partition creates it (two backfills
+// starting at once): the later run loads into the table the other
+// created, as a run that found it would have. CI once saw this fail on
+// MySQL (exit 1, "column created_at is not in the source (its columns: )"):
+// the table's lock, taken before staging, compared the job's columns with
+// an input not yet read.
+func testFirstLoadCreatedMeanwhile(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	if u, err := job.ParseTargetURL(e.URL); err != nil || !u.Driver.ConcurrentWriters {
+		t.Skip("one process holds this engine's target at a time: a second run waits at open, so no two first loads interleave")
+	}
+	withKey := strings.Replace(filesJob, "loaded_at: _loaded_at\n", "", 1) // loaded_at takes no direct first load
+	noKey := strings.Replace(strings.Replace(withKey, "key: [order_id]\n", "", 1), "latest_by: updated_at\n", "", 1)
+	inputs := map[string]string{
+		"repeated key": orders,
+		"unique keys":  strings.Replace(orders, "3,12,2026-11-28 09:30:00,shipped,5.25,2026-11-28 12:00:00\n", "", 1),
+	}
+	for _, body := range []struct{ name, text string }{{"key", withKey}, {"no key", noKey}} {
+		for name, input := range inputs {
+			t.Run(body.name+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				// Each in a test of its own: on MySQL a test's targets share
+				// its schemas (Harness.Schemas).
+				var wantRows []string
+				var wantSum Sum
+				t.Run("one after the other", func(t *testing.T) {
+					ref := NewEnv(t, h)
+					ref.Write("in/orders.csv", input)
+					rj := ref.Job(body.text)
+					ref.MustRun(rj, "2026-11-27")
+					ref.MustRun(rj, "2026-11-28")
+					wantRows, wantSum = ref.Rows("", allCols...), ref.Checksum(day28)
+				})
+				e := NewEnv(t, h)
+				e.Write("in/orders.csv", input)
+				j := e.Job(body.text)
+				goOn := filepath.Join(e.Dir, "go-on")
+				later := startWaiting(t, []string{"IDEM_WAIT_AT=" + runner.WaitBeforeBuild, "IDEM_WAIT_FOR=" + goOn},
+					"run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z", "--json")
+				code, stdout, stderr := RunBinary(t, nil, "run", j.Path, "--date", "2026-11-27", "--as-of", "2026-12-01T00:00:00Z", "--json")
+				require.Equal(t, 0, code, stderr)
+				require.Contains(t, stdout, `"action":"loaded"`)
+				require.NoError(t, os.WriteFile(goOn, nil, 0o644))
+				code, stdout, stderr = later()
+				require.Equal(t, 0, code, "the run that found no target: %s", stderr)
+				require.Contains(t, stdout, `"action":"loaded"`)
+
+				n := 5 // orders 1 of 2026-11-27 and 2, 3, 4, 6 of 2026-11-28
+				if body.name == "no key" && name == "repeated key" {
+					n++ // order 3's exact duplicate stays
+				}
+				require.Len(t, wantRows, n)
+				require.Equal(t, wantRows, e.Rows("", allCols...), "both partitions, as two runs one after the other write them")
+				require.Equal(t, wantSum, e.Checksum(day28))
+				code, stdout, stderr = RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z", "--json")
+				require.Equal(t, 0, code, stderr)
+				require.Contains(t, stdout, `"action":"skipped"`, "the ledger records what the table holds")
+			})
+		}
+	}
+}
+
+// startWaiting starts idem and returns once it says it waits on purpose
+// (IDEM_WAIT_AT); the returned func waits for it to end.
+func startWaiting(t *testing.T, env []string, args ...string) (wait func() (code int, stdout, stderr string)) {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var all strings.Builder
+	waiting, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pipe)
+		seen := false
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if !seen && strings.Contains(sc.Text(), "waiting on purpose") {
+				seen = true
+				close(waiting)
+			}
+		}
+	}()
+	finish := func() (int, string, string) {
+		<-done
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return code, stdout.String(), all.String()
+	}
+	select {
+	case <-waiting:
+		return finish
+	case <-done:
+		_, _, stderr := finish()
+		t.Fatalf("idem ended before its wait point; stderr:\n%s", stderr)
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		_, _, stderr := finish()
+		t.Fatalf("idem never reached its wait point; stderr:\n%s", stderr)
+	}
+	return nil
 }

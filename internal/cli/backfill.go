@@ -94,7 +94,7 @@ or job file error.`,
 			sum := backfillSummary{Summary: true, Job: j.Name, From: from, To: to, Partitions: len(windows)}
 			b, err := idem.Backfill(cmd.Context(), j, idem.BackfillOptions{
 				Options: idem.Options{AsOf: ref, Force: force, AllowOpen: allowOpen, LockTimeout: lockTimeout,
-					CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), Logger: logger()},
+					CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: logger()},
 				From: from, To: to, Parallel: parallel,
 				Each: func(r runner.Result, err error) {
 					switch r.Action {

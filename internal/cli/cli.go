@@ -33,7 +33,8 @@ const (
 	// 128 + SIGINT, as shells report it.
 	ExitInterrupted = 130
 	crashAtEnvVar   = "IDEM_CRASH_AT"
-	waitAtEnvVar    = "IDEM_WAIT_AT" // tests: stop at a step until a signal
+	waitAtEnvVar    = "IDEM_WAIT_AT"  // tests: stop at a step until a signal
+	waitForEnvVar   = "IDEM_WAIT_FOR" // tests: with IDEM_WAIT_AT, or until this file exists
 )
 
 // exitError carries an exit code through cobra.
@@ -157,7 +158,7 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Re
 			}
 			results, err := idem.Run(cmd.Context(), j, idem.Options{
 				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
-				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), Logger: logger(),
+				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: logger(),
 				Progress: prog.stepFunc(),
 			})
 			prog.finish()
