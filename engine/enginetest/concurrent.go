@@ -1,7 +1,6 @@
 package enginetest
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -181,7 +179,7 @@ func testFirstLoadCreatedMeanwhile(t *testing.T, h Harness) {
 				require.Equal(t, 0, code, stderr)
 				require.Contains(t, stdout, `"action":"loaded"`)
 				require.NoError(t, os.WriteFile(goOn, nil, 0o644))
-				code, stdout, stderr = later()
+				code, stdout, stderr = later.wait()
 				require.Equal(t, 0, code, "the run that found no target: %s", stderr)
 				require.Contains(t, stdout, `"action":"loaded"`)
 
@@ -198,54 +196,4 @@ func testFirstLoadCreatedMeanwhile(t *testing.T, h Harness) {
 			})
 		}
 	}
-}
-
-// startWaiting starts idem and returns once it says it waits on purpose
-// (IDEM_WAIT_AT); the returned func waits for it to end.
-func startWaiting(t *testing.T, env []string, args ...string) (wait func() (code int, stdout, stderr string)) {
-	t.Helper()
-	cmd := exec.Command(Binary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
-	pipe, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	var all strings.Builder
-	waiting, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pipe)
-		seen := false
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			if !seen && strings.Contains(sc.Text(), "waiting on purpose") {
-				seen = true
-				close(waiting)
-			}
-		}
-	}()
-	finish := func() (int, string, string) {
-		<-done
-		err := cmd.Wait()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return code, stdout.String(), all.String()
-	}
-	select {
-	case <-waiting:
-		return finish
-	case <-done:
-		_, _, stderr := finish()
-		t.Fatalf("idem ended before its wait point; stderr:\n%s", stderr)
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		_, _, stderr := finish()
-		t.Fatalf("idem never reached its wait point; stderr:\n%s", stderr)
-	}
-	return nil
 }

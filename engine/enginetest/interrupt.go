@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -72,44 +73,63 @@ func testInterrupt(t *testing.T, h Harness) {
 // purpose (IDEM_WAIT_AT), sends sig, and returns its exit code and stderr.
 func runUntilSignalled(t *testing.T, sig syscall.Signal, env []string, args ...string) (int, string) {
 	t.Helper()
+	w := startWaiting(t, env, args...)
+	require.NoError(t, w.cmd.Process.Signal(sig))
+	code, _, stderr := w.wait()
+	return code, stderr
+}
+
+// waitingRun is an idem process that has reached its wait point.
+type waitingRun struct {
+	cmd  *exec.Cmd
+	wait func() (code int, stdout, stderr string) // waits for it to end
+}
+
+// startWaiting starts idem and returns once it says it waits on purpose
+// (IDEM_WAIT_AT).
+func startWaiting(t *testing.T, env []string, args ...string) waitingRun {
+	t.Helper()
 	cmd := exec.Command(Binary(t), args...)
-	cmd.Env = append(cmd.Environ(), env...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
 	pipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	var all strings.Builder
-	waiting := make(chan struct{})
-	done := make(chan struct{})
+	waiting, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		sc := bufio.NewScanner(pipe)
-		signalled := false
+		seen := false
 		for sc.Scan() {
 			all.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "waiting on purpose") {
-				signalled = true
+			if !seen && strings.Contains(sc.Text(), "waiting on purpose") {
+				seen = true
 				close(waiting)
 			}
 		}
 	}()
+	finish := func() (int, string, string) {
+		<-done
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return code, stdout.String(), all.String()
+	}
 	select {
 	case <-waiting:
-		require.NoError(t, cmd.Process.Signal(sig))
 	case <-done: // idem ended (failed) before its wait point: say so now, not in 2 minutes
-		_ = cmd.Wait()
-		t.Fatalf("idem ended before its wait point; stderr:\n%s", all.String())
+		_, _, stderr := finish()
+		t.Fatalf("idem ended before its wait point; stderr:\n%s", stderr)
 	case <-time.After(2 * time.Minute):
 		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("idem never reached its wait point; stderr:\n%s", all.String())
+		_, _, stderr := finish()
+		t.Fatalf("idem never reached its wait point; stderr:\n%s", stderr)
 	}
-	<-done
-	err = cmd.Wait()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return code, all.String()
+	return waitingRun{cmd: cmd, wait: finish}
 }
