@@ -793,8 +793,6 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 	}
 	// A first load that takes the lock before staging (lockForBuild) has
 	// no input columns yet; checkInput compares them with the target's.
-	// A first load that takes the lock before staging (lockForBuild) has
-	// no input columns yet; checkInput compares them with the target's.
 	if r.exists && r.stageCols != nil {
 		if err := r.checkColumns(r.stageCols, r.targetCols); err != nil {
 			return false, err

@@ -110,8 +110,10 @@ func startWaiting(t *testing.T, env []string, args ...string) waitingRun {
 			}
 		}
 	}()
+	var ended bool
 	finish := func() (int, string, string) {
 		<-done
+		ended = true
 		err := cmd.Wait()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -121,6 +123,14 @@ func startWaiting(t *testing.T, env []string, args ...string) waitingRun {
 		}
 		return code, stdout.String(), all.String()
 	}
+	// A test that fails while idem waits does not leave it waiting.
+	t.Cleanup(func() {
+		if !ended {
+			_ = cmd.Process.Kill()
+			<-done
+			_ = cmd.Wait()
+		}
+	})
 	select {
 	case <-waiting:
 	case <-done: // idem ended (failed) before its wait point: say so now, not in 2 minutes

@@ -34,7 +34,7 @@ const (
 	ExitInterrupted = 130
 	crashAtEnvVar   = "IDEM_CRASH_AT"
 	waitAtEnvVar    = "IDEM_WAIT_AT"  // tests: stop at a step until a signal
-	waitForEnvVar   = "IDEM_WAIT_FOR" // tests: with IDEM_WAIT_AT, or until this file exists
+	waitForEnvVar   = "IDEM_WAIT_FOR" // tests: with IDEM_WAIT_AT, go on once this file exists
 )
 
 // exitError carries an exit code through cobra.
