@@ -288,6 +288,30 @@ type MergeSpec struct {
 	Tombstones Table
 	Cols       []Column // the staged columns, all written to the target
 	LoadedAt   string   // optional metadata column, bound as parameter 1
+	// Rewrite asks a Rewriter's Merge to write a matched key's winning row
+	// as a delete and an insert instead of an update in place. The runner
+	// sets it only where the result is the same (see Rewriter).
+	Rewrite bool
+}
+
+// Rewriter is an optional ability of a Merger whose engine updates rows in
+// place in time that follows the table, not the rows: DuckDB rewrites, when
+// the commit checkpoints, every column an UPDATE set in every row group it
+// touched, so 1,000 updates spread over a 3M-row table took 0.35 s where
+// deleting those rows and inserting them again took 0.06 s. With
+// MergeSpec.Rewrite its Merge's first statement deletes the matched keys'
+// rows that lose (to an update or a delete) and its last inserts the
+// updates with the new keys; the first statement's rows affected are the
+// plan's updates plus deletes, which the runner checks. The runner sets
+// Rewrite only when the target has every column the merge writes and no
+// other (a delete and an insert would empty a column the merge does not
+// write) and RewriteBlockers selects no row.
+type Rewriter interface {
+	// RewriteBlockers selects a row for each constraint or index that
+	// refuses a key deleted and inserted again in one transaction: a
+	// primary key, unique constraint or unique index on t, a foreign key
+	// on it or referencing it; args are bound.
+	RewriteBlockers(t Table) (string, []any)
 }
 
 // Merger spells the merge strategy's steps.

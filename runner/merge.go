@@ -51,6 +51,9 @@ func (r *run) planMerge(ctx context.Context) error {
 	if err := r.countActions(ctx); err != nil {
 		return err
 	}
+	if err := r.allowRewrite(ctx); err != nil {
+		return err
+	}
 	// A merge's row count and checksum describe the rows it wrote: a scan
 	// of the whole target on every merge would cost more than the merge.
 	written := r.sql.Cond.In(actionColumn, engine.MergeInsert, engine.MergeReinsert, engine.MergeUpdate)
@@ -110,10 +113,54 @@ func (r *run) applyMerge(ctx context.Context, first bool) error {
 		stmts = stmts[1:]
 	}
 	for _, q := range stmts {
-		if _, err := r.s.exec(ctx, q, args...); err != nil {
+		n, err := r.s.exec(ctx, q, args...)
+		if err != nil {
 			return fmt.Errorf("merging into %s: %w", r.job.Target.Table, err)
 		}
+		// A rewrite inserts every update again: a row it did not delete
+		// would be left beside its new version.
+		if first && r.merge.Rewrite && n != r.res.Updated+r.res.Deleted {
+			return fmt.Errorf("merging into %s: the plan replaces %d rows, the delete removed %d; nothing was written", r.job.Target.Table, r.res.Updated+r.res.Deleted, n)
+		}
 	}
+	return nil
+}
+
+// allowRewrite lets a Rewriter engine write updates as a delete and an
+// insert (engine.Rewriter) when the result is the same: the merge writes
+// every column of the target, and no constraint refuses a key deleted and
+// inserted again in one transaction.
+func (r *run) allowRewrite(ctx context.Context) error {
+	rw, ok := r.sql.Merge.(engine.Rewriter)
+	if !ok || !r.exists || r.res.Updated+r.res.Deleted == 0 {
+		return nil
+	}
+	written := map[string]bool{}
+	for _, c := range r.merge.Cols {
+		written[c.Name] = true
+	}
+	if r.merge.LoadedAt != "" {
+		written[r.merge.LoadedAt] = true
+	}
+	if len(written) != len(r.targetCols) {
+		return nil
+	}
+	for _, c := range r.targetCols {
+		if !written[c.Name] {
+			return nil
+		}
+	}
+	q, args := rw.RewriteBlockers(r.merge.Target)
+	rows, err := r.s.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	blocked := rows.Next()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	r.merge.Rewrite = !blocked
 	return nil
 }
 

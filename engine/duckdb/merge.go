@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemdata/idem/engine"
 )
@@ -23,10 +24,61 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 	return engine.StandardMergePlan(d, plan, src, action, m)
 }
 
-// Merge is the standard two-statement apply (PostgreSQL 15+ and DuckDB both
-// have MERGE).
+// Merge is the standard apply (PostgreSQL 15+ and DuckDB both have
+// MERGE), or with m.Rewrite (engine.Rewriter) the same with the matched
+// keys' losing rows deleted and the winners inserted with the new keys: an
+// UPDATE spread over a large table rewrites the columns it sets in every row
+// group it touches when the commit checkpoints, a delete marks rows.
 func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
-	return engine.StandardMerge(d, plan, action, m)
+	stmts := engine.StandardMerge(d, plan, action, m)
+	if !m.Rewrite {
+		return stmts
+	}
+	var join []string
+	for _, k := range m.Key {
+		join = append(join, fmt.Sprintf("t.%s = s.%s", d.Ident(k), d.Ident(k)))
+	}
+	// Every statement of a merge binds parameter 1 when there is a
+	// loaded_at column; the delete takes it without using it.
+	param := ""
+	if m.LoadedAt != "" {
+		param = ", (SELECT CAST(" + d.Placeholder(1) + " AS TIMESTAMPTZ) AS v) AS p"
+	}
+	stmts[0] = fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE %s AND s.%s IN (%s, %s) AND %s",
+		d.Table(m.Target), d.Ident(plan), param, strings.Join(join, " AND "),
+		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), engine.Precedes(d, m, "s", "t"))
+	var cols, vals []string
+	for _, c := range m.Cols {
+		cols = append(cols, d.Ident(c.Name))
+		vals = append(vals, d.Ident(c.Name))
+	}
+	if m.LoadedAt != "" {
+		cols = append(cols, d.Ident(m.LoadedAt))
+		vals = append(vals, d.Placeholder(1))
+	}
+	written := []string{d.String(engine.MergeInsert), d.String(engine.MergeUpdate)}
+	if m.Tombstones.Name != "" {
+		written = append(written, d.String(engine.MergeReinsert))
+	}
+	stmts[len(stmts)-1] = fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s IN (%s)",
+		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), d.Ident(action), strings.Join(written, ", "))
+	return stmts
+}
+
+// RewriteBlockers finds what refuses a key deleted and inserted again in one
+// transaction: DuckDB's unique indexes and primary keys ("Duplicate key",
+// 1.5.6), and foreign keys.
+func (d Dialect) RewriteBlockers(t engine.Table) (string, []any) {
+	schema := t.Schema
+	if schema == "" {
+		schema = "main"
+	}
+	return `SELECT constraint_type FROM duckdb_constraints()
+WHERE database_name = current_database() AND constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')
+  AND ((schema_name = $1 AND table_name = $2) OR (constraint_type = 'FOREIGN KEY' AND referenced_table = $2))
+UNION ALL
+SELECT 'UNIQUE INDEX' FROM duckdb_indexes()
+WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2 AND is_unique`, []any{schema, t.Name}
 }
 
 // GeneratedColumns finds columns filled by a sequence or a uuid default.

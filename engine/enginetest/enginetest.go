@@ -80,6 +80,10 @@ type Spelling struct {
 	Random string
 	// NowText is the current time, as text.
 	NowText string
+	// UniqueIndex creates unique index %[1]s on table %[2]s (schema.table)
+	// column %[3]s, as a table's owner would; "none" when the engine has no
+	// unique index (the case comparing merges with and without one skips).
+	UniqueIndex string
 	// SleepWhere is a condition that holds after sleeping 1.5 seconds;
 	// "none" when the engine has no sleep in SQL (the case skips).
 	SleepWhere string
@@ -122,6 +126,7 @@ WHERE catalog_name = current_database() AND schema_name`+fmt.Sprintf(user, "sche
 WHERE table_catalog = current_database() AND table_schema`+fmt.Sprintf(user, "table_schema")+` ORDER BY 1`)
 	s.Timestamp = or(s.Timestamp, "TIMESTAMP")
 	s.Random = or(s.Random, "random()")
+	s.UniqueIndex = or(s.UniqueIndex, "CREATE UNIQUE INDEX %[1]s ON %[2]s (%[3]s)")
 	s.NowText = or(s.NowText, "CAST(now() AS VARCHAR(40))")
 	s.SleepWhere = or(s.SleepWhere, "(SELECT count(*) FROM pg_sleep(1.5)) = 1")
 	if s.Sequence == nil {
