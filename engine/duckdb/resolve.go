@@ -165,7 +165,13 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	// integers and the most digits one has. (The file of a value is looked
 	// for again only for an error message: DuckDB 1.5's filename option
 	// breaks reading files whose line endings differ.)
-	text := func(name string) string { return textOf(in, name) }
+	var read []string // the columns the pass reads
+	text := func(name string) string {
+		if !slices.Contains(read, name) {
+			read = append(read, name)
+		}
+		return textOf(name)
+	}
 	var aggs []string
 	for _, c := range zoneless {
 		v := text(c.Name)
@@ -203,7 +209,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		v := text(c.Name)
 		aggs = append(aggs, fmt.Sprintf("min(%s) FILTER (WHERE isinf(TRY_CAST(%s AS DOUBLE)) AND NOT regexp_matches(%s, '(?i)inf'))", v, v, v))
 	}
-	from := asText(in)
+	from := asText(in, read)
 	if len(aggs) == 0 {
 		in.Columns = cols
 		return in, checkZoned(ctx, q, in, zoned)
@@ -285,24 +291,25 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 }
 
 // asText reads the input files (CSV or JSON Lines) as text, in the dialect
-// SelectFiles reads them with: a CSV value is the column, a JSON one is
-// textOf's expression over the object.
-func asText(in engine.FileInput) string {
+// SelectFiles reads them with. A JSON Lines file gives its columns cols,
+// each value as the text ->> would give (a number as yyjson prints it, 1e3
+// as 1000.0; a string unescaped; an array or object as JSON), parsed once
+// per row instead of once per value: 0.37 s against 0.54–0.71 s for two
+// integer columns of 1M rows. Keys match case-sensitively, as with ->>.
+func asText(in engine.FileInput, cols []string) string {
 	d := Dialect{}
 	if in.Format == "jsonl" {
-		return fmt.Sprintf("read_json_objects(%s, format = 'newline_delimited')", d.list(in.Paths))
+		types := make([]string, len(cols))
+		for i, c := range cols {
+			types[i] = d.String(c) + ": 'VARCHAR'"
+		}
+		return fmt.Sprintf("read_json(%s, format = 'newline_delimited', columns = {%s})", d.list(in.Paths), strings.Join(types, ", "))
 	}
 	return fmt.Sprintf("read_csv(%s, header = true, all_varchar = true%s)", d.list(in.Paths), d.csvOptions(in.Delim))
 }
 
 // textOf is column name's value as text in asText's rows.
-func textOf(in engine.FileInput, name string) string {
-	d := Dialect{}
-	if in.Format == "csv" {
-		return d.Ident(name)
-	}
-	return "(json ->> " + d.String(`$."`+strings.ReplaceAll(name, `"`, `\"`)+`"`) + ")"
-}
+func textOf(name string) string { return Dialect{}.Ident(name) }
 
 // notNumberRE matches number text DuckDB's sniffer does not take for a
 // number, though a cast to the sniffed type would read it: a leading zero
@@ -384,11 +391,13 @@ func sampledIntegers(ctx context.Context, q engine.Querier, in engine.FileInput,
 	}
 	d := Dialect{}
 	aggs := make([]string, len(floating))
+	names := make([]string, len(floating))
 	for i, c := range floating {
-		v := textOf(in, c.Name)
+		v := textOf(c.Name)
+		names[i] = c.Name
 		aggs[i] = fmt.Sprintf("count(*) FILTER (WHERE NOT regexp_full_match(%s, %s))", v, d.String(integerRE))
 	}
-	from := asText(in)
+	from := asText(in, names)
 	vals := make([]int64, len(aggs))
 	ptrs := make([]any, len(aggs))
 	for i := range vals {
@@ -518,14 +527,15 @@ func checkZoned(ctx context.Context, q engine.Querier, in engine.FileInput, zone
 		return nil
 	}
 	d := Dialect{}
-	var aggs []string
+	var aggs, names []string
 	for _, c := range zoned {
-		v := textOf(in, c.Name)
+		v := textOf(c.Name)
+		names = append(names, c.Name)
 		aggs = append(aggs,
 			fmt.Sprintf("min(%s) FILTER (WHERE trim(%s) <> '' AND TRY_CAST(%s AS %s) IS NULL)", v, v, v, c.Type),
 			fmt.Sprintf("min(%s) FILTER (WHERE lower(regexp_extract(%s, %s, 1)) NOT IN ('', 'utc', 'gmt', 'z'))", v, v, d.String(namedZoneRE)))
 	}
-	from := asText(in)
+	from := asText(in, names)
 	vals := make([]sql.NullString, len(aggs))
 	ptrs := make([]any, len(aggs))
 	for i := range vals {

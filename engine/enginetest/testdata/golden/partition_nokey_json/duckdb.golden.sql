@@ -10,7 +10,7 @@ SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database()
 
 DESCRIBE SELECT * REPLACE (CAST("ts" AS TIMESTAMP) AS "ts") FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited');
 
-SELECT min((json ->> '$."ts"')) FILTER (WHERE try_strptime((json ->> '$."ts"'), ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches((json ->> '$."ts"'), '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json_objects(['$DIR/in/events.jsonl'], format = 'newline_delimited');
+SELECT min("ts") FILTER (WHERE try_strptime("ts", ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d']) IS NULL AND regexp_matches("ts", '(?i):[0-9]{2}(\.[0-9]*)?\s*(z|[+-][0-9]{1,2}(:?[0-9]{2})?|utc|gmt|[a-z]+/[a-z_/+-]+)\s*$')) FROM read_json(['$DIR/in/events.jsonl'], format = 'newline_delimited', columns = {'ts': 'VARCHAR'});
 
 SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = 'events';
 
