@@ -89,6 +89,54 @@ func TestLintTargetMissingIndex(t *testing.T) {
 	require.NotContains(t, out, "missing-index")
 }
 
+// TestLintTargetMissingIndexMySQL: on MySQL/MariaDB too, lint --target
+// warns about a partition column without an index, with the statement (in
+// backticks, for any client) that creates it; an index on a prefix of a
+// column does not serve, one that leads with it does; a table idem created
+// has it.
+func TestLintTargetMissingIndexMySQL(t *testing.T) {
+	db, dsn := enginetest.MySQLAdmin(t)
+	name := fmt.Sprintf("idem_lint_index_%d", os.Getpid())
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name,
+		"CREATE TABLE " + name + ".byhand (order_id BIGINT, d DATE, note TEXT, KEY (note(10)), UNIQUE KEY (order_id, d))"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	t.Cleanup(func() {
+		_, err := db.Exec("DROP DATABASE IF EXISTS " + name)
+		require.NoError(t, err)
+	})
+	base, _, _ := strings.Cut(dsn, "?")
+	target := base[:strings.LastIndex(base, "/")+1] + name
+	dir := t.TempDir()
+	write := func(job, table, column string) string {
+		p := filepath.Join(dir, job+".yaml")
+		body := fmt.Sprintf("idem: 1\njob: %s\ntarget:\n  url: %q\n  table: %s\nsource:\n  files: in.csv\nstrategy: partition\npartition:\n  column: %s\n", job, target, table, column)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in.csv"), []byte("order_id,d,note\n1,2026-11-28,x\n"), 0o644))
+
+	code, out, errOut := run(t, "lint", "--target", write("on_d", "byhand", "d"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, strings.Count(out, "missing-index"), out)
+	require.Contains(t, out, "table byhand has no index on (d)")
+	require.Contains(t, out, "CREATE INDEX `byhand__idem_partition` ON `byhand` (`d`)")
+
+	_, err := db.Exec("CREATE INDEX d_first ON " + name + ".byhand (d, order_id)")
+	require.NoError(t, err)
+	code, out, errOut = run(t, "lint", "--target", filepath.Join(dir, "on_d.yaml"))
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "missing-index")
+
+	made := write("made", "made", "d")
+	code, _, errOut = run(t, "run", made, "--date", "2026-11-28", "--as-of", "2026-12-01T00:00:00Z")
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut = run(t, "lint", "--target", made)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "missing-index")
+}
+
 // TestLintTargetKeyCollation: lint --target warns about a MySQL key column
 // whose collation ignores case, accents or trailing spaces, with the
 // ALTER that fixes it, in text and in JSON; a column of a bytewise

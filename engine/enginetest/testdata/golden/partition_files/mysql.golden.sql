@@ -52,6 +52,8 @@ EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
 
+CREATE INDEX `orders__idem_partition` ON `sales`.`orders__idem_build` (`created_at`);
+
 SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (

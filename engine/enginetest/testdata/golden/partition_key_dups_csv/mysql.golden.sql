@@ -71,6 +71,8 @@ EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
 
+CREATE INDEX `orders__idem_partition` ON `orders__idem_build` (`order_date`);
+
 SELECT * FROM "orders__idem_build" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (

@@ -42,6 +42,8 @@ SELECT count(*), count(CASE WHEN "order_date" >= DATE '2026-11-28' AND "order_da
 
 SELECT "order_date" AS p, count(*) FROM "orders__idem_build" WHERE NOT ("order_date" >= DATE '2026-11-28' AND "order_date" < DATE '2026-11-29') AND "order_date" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
+CREATE INDEX `orders__idem_partition` ON `orders__idem_build` (`order_date`);
+
 SELECT * FROM "orders__idem_build" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (

@@ -42,6 +42,8 @@ SELECT count(*), count(CASE WHEN "ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts
 
 SELECT CAST(DATE_FORMAT("ts", '%Y-%m-%d %H:00:00') AS DATETIME) AS p, count(*) FROM "events__idem_build" WHERE NOT ("ts" >= TIMESTAMP '2026-11-28 13:00:00' AND "ts" < TIMESTAMP '2026-11-28 14:00:00') AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
+CREATE INDEX `events__idem_partition` ON `events__idem_build` (`ts`);
+
 SELECT * FROM "events__idem_build" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (

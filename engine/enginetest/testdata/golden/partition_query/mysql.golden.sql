@@ -37,6 +37,8 @@ EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
 
+CREATE INDEX `daily_orders__idem_partition` ON `daily_orders__idem_build` (`order_date`);
+
 SELECT * FROM "daily_orders__idem_build" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
