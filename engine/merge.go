@@ -31,6 +31,16 @@ func byDelete(d Dialect, m MergeSpec, ifDelete, ifLive string) string {
 // (idem's merges keep it so) and so is the tombstones', so the joins do not
 // multiply rows.
 func StandardMergePlan(d Comparer, plan, src, action string, m MergeSpec) string {
+	return StandardMergePlanWith(d, plan, src, action, m, "")
+}
+
+// StandardMergePlanWith is StandardMergePlan with more select expressions
+// over s (staging) and t (the target's matching row), such as
+// "t.rowid AS x", after s's columns.
+func StandardMergePlanWith(d Comparer, plan, src, action string, m MergeSpec, extra string) string {
+	if extra != "" {
+		extra += ", "
+	}
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
 		k, precedes(d, m, "s", "t"), byDelete(d, m, MergeDelete, MergeUpdate), d.String(MergeSkip))
@@ -40,8 +50,8 @@ func StandardMergePlan(d Comparer, plan, src, action string, m MergeSpec) string
 			k, precedes(d, m, "s", "x"), byDelete(d, m, MergeDeleteAbsent, MergeReinsert), d.String(MergeSkip))
 		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
 	}
-	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT s.*, CASE\n%s  ELSE %s END AS %s\n%s",
-		d.Ident(plan), cases, byDelete(d, m, MergeDeleteAbsent, MergeInsert), d.Ident(action), from)
+	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT s.*, %sCASE\n%s  ELSE %s END AS %s\n%s",
+		d.Ident(plan), extra, cases, byDelete(d, m, MergeDeleteAbsent, MergeInsert), d.Ident(action), from)
 }
 
 // StandardMerge applies a plan: a MERGE of the target's matched keys

