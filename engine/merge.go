@@ -17,6 +17,9 @@ func keyJoin(d Dialect, key []string, s, t string) string {
 	return strings.Join(conds, " AND ")
 }
 
+// KeyJoin is the equality of the key columns of s and t.
+func KeyJoin(d Dialect, key []string, s, t string) string { return keyJoin(d, key, s, t) }
+
 // byDelete picks the action for a winning staged row: ifDelete when its
 // delete_when column is true, else ifLive.
 func byDelete(d Dialect, m MergeSpec, ifDelete, ifLive string) string {
@@ -115,9 +118,16 @@ WHEN NOT MATCHED AND %s <> %s THEN INSERT (%s) VALUES (%s)`,
 	for i, v := range vals {
 		plain[i] = strings.TrimPrefix(v, "s.")
 	}
-	inserted := "= " + d.String(MergeInsert)
+	written := []string{d.String(MergeInsert)}
 	if m.Tombstones.Name != "" {
-		inserted = fmt.Sprintf("IN (%s, %s)", d.String(MergeInsert), d.String(MergeReinsert))
+		written = append(written, d.String(MergeReinsert))
+	}
+	if m.Rewrite { // the first statement deleted the rows updates replace
+		written = append(written, d.String(MergeUpdate))
+	}
+	inserted := "= " + written[0]
+	if len(written) > 1 {
+		inserted = "IN (" + strings.Join(written, ", ") + ")"
 	}
 	stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s %s",
 		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(plain, ", "), d.Ident(plan), d.Ident(action), inserted))

@@ -2,7 +2,6 @@ package duckdb
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/idemdata/idem/engine"
 )
@@ -43,10 +42,6 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 	if !m.Rewrite {
 		return stmts
 	}
-	var join []string
-	for _, k := range m.Key {
-		join = append(join, fmt.Sprintf("t.%s = s.%s", d.Ident(k), d.Ident(k)))
-	}
 	// Every statement of a merge binds parameter 1 when there is a
 	// loaded_at column; the delete takes it without using it.
 	param := ""
@@ -55,25 +50,11 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 	}
 	// The row is found by its rowid; the key's equality is checked too, so
 	// a rowid that no longer names the row deletes nothing, and the runner's
-	// count of deleted rows fails the run.
+	// count of deleted rows fails the run. StandardMerge's last statement
+	// inserts the updates with the new keys.
 	stmts[0] = fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE t.rowid = s.%s AND %s AND s.%s IN (%s, %s) AND %s",
-		d.Table(m.Target), d.Ident(plan), param, d.Ident(rowidColumn), strings.Join(join, " AND "),
+		d.Table(m.Target), d.Ident(plan), param, d.Ident(rowidColumn), engine.KeyJoin(d, m.Key, "s", "t"),
 		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), engine.Precedes(d, m, "s", "t"))
-	var cols, vals []string
-	for _, c := range m.Cols {
-		cols = append(cols, d.Ident(c.Name))
-		vals = append(vals, d.Ident(c.Name))
-	}
-	if m.LoadedAt != "" {
-		cols = append(cols, d.Ident(m.LoadedAt))
-		vals = append(vals, d.Placeholder(1))
-	}
-	written := []string{d.String(engine.MergeInsert), d.String(engine.MergeUpdate)}
-	if m.Tombstones.Name != "" {
-		written = append(written, d.String(engine.MergeReinsert))
-	}
-	stmts[len(stmts)-1] = fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s IN (%s)",
-		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), d.Ident(action), strings.Join(written, ", "))
 	return stmts
 }
 

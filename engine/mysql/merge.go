@@ -12,13 +12,7 @@ import (
 // each repeating the row-order guard, so no statement writes a row its
 // staged row does not precede.
 
-func keyJoin(d Dialect, key []string, s, t string) string {
-	conds := make([]string, len(key))
-	for i, k := range key {
-		conds[i] = fmt.Sprintf("%s.%s = %s.%s", t, d.Ident(k), s, d.Ident(k))
-	}
-	return strings.Join(conds, " AND ")
-}
+func keyJoin(d Dialect, key []string, s, t string) string { return engine.KeyJoin(d, key, s, t) }
 
 // byDelete picks the action for a winning staged row.
 func byDelete(d Dialect, m engine.MergeSpec, ifDelete, ifLive string) string {
