@@ -207,7 +207,13 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 		r.xchg = x
 	}
 	began := time.Now()
-	err := interpret(ctx, db, r.do(ctx))
+	err := r.do(ctx)
+	// A run that ends before its ledger row still names its run id (a
+	// failure's record, the result).
+	if ferr := r.awaitFingerprint(); err == nil {
+		err = ferr
+	}
+	err = interpret(ctx, db, err)
 	r.res.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
 		r.res.Action = ActionFailed

@@ -60,6 +60,9 @@ type run struct {
 	// pre is the partition's checksum taken while the input was hashed,
 	// for the skip decision (nil: not taken).
 	pre *partitionSum
+	// hashing delivers the input's fingerprint when the run went on
+	// without it, no skip being possible (nil: the run id is set).
+	hashing <-chan hashed
 	// split is a direct load's checksum taken beside the other steps
 	// (nil: the checksum step takes it).
 	split *splitSum
@@ -420,20 +423,44 @@ func (r *run) fingerprintFiles(ctx context.Context) error {
 	// checksums the partition a skip compares (its CPU): an unchanged rerun
 	// pays for the longer of the two instead of both. When the input has
 	// changed, the checksum was not needed: one read of the partition, next
-	// to a load that writes and checksums it again.
-	type hashed struct {
-		fp  string
-		err error
-	}
+	// to a load that writes and checksums it again. When no skip is
+	// possible (no earlier run of the partition, or --force), nothing waits
+	// for the hash: it goes on beside the load, and the run id is set when
+	// the ledger is written (awaitFingerprint).
 	done := make(chan hashed, 1)
 	go func() {
 		fp, err := source.FingerprintFiles(files)
 		done <- hashed{fp, err}
 	}()
-	perr := r.checksumAhead(ctx)
+	skippable, perr := r.checksumAhead(ctx)
+	if perr == nil && !skippable {
+		r.hashing = done
+		return nil
+	}
 	h := <-done
 	if err := errors.Join(h.err, perr); err != nil {
 		return err
+	}
+	r.setRunID(h.fp)
+	return nil
+}
+
+// hashed is the input's fingerprint, or why it could not be taken.
+type hashed struct {
+	fp  string
+	err error
+}
+
+// awaitFingerprint sets the run id from the input's fingerprint when it
+// was left to be taken beside the load.
+func (r *run) awaitFingerprint() error {
+	if r.hashing == nil {
+		return nil
+	}
+	h := <-r.hashing
+	r.hashing = nil
+	if h.err != nil {
+		return h.err
 	}
 	r.setRunID(h.fp)
 	return nil
@@ -449,28 +476,34 @@ func renderGlobs(j *job.Job, w job.Window) []string {
 }
 
 // checksumAhead takes the checksum skip would take, when the partition has
-// a last run that a skip could match.
-func (r *run) checksumAhead(ctx context.Context) error {
-	if r.opts.Force || !r.ledger || !r.exists || r.job.Strategy == job.StrategyMerge {
-		return nil
+// a last run that a skip could match. It reports whether a skip is
+// possible at all: not with --force, without a ledger, or for a partition
+// never loaded (a merge's skip finds its run by the run id: possible
+// whenever there is a ledger).
+func (r *run) checksumAhead(ctx context.Context) (skippable bool, err error) {
+	if r.opts.Force || !r.ledger {
+		return false, nil
+	}
+	if r.job.Strategy == job.StrategyMerge {
+		return true, nil
 	}
 	last, err := ledger.Last(ctx, r.s, r.db, r.job.Name, r.w.Label)
 	if errors.Is(err, ledger.ErrNoRun) {
-		return nil
+		return false, nil
 	}
-	if err != nil || (!last.PartitionClosed && r.job.Closed(r.w, r.opts.AsOf)) {
-		return err
+	if err != nil || !r.exists || (!last.PartitionClosed && r.job.Closed(r.w, r.opts.AsOf)) {
+		return true, err
 	}
 	where, err := r.window(r.targetCols)
 	if err != nil {
-		return err
+		return true, err
 	}
 	n, sum, err := r.s.checksumLike(ctx, r.sql, last.Checksum, r.table, r.dataColumns(r.targetCols), where)
 	if err != nil {
-		return err
+		return true, err
 	}
 	r.pre = &partitionSum{last: last, n: n, sum: sum}
-	return nil
+	return true, nil
 }
 
 // fingerprintRows fingerprints a staged query's rows.
@@ -498,6 +531,9 @@ func (r *run) setRunID(fingerprint string) {
 
 // decideSkip ends the run with errSkipped when the ledger says it is done.
 func (r *run) decideSkip(ctx context.Context) error {
+	if r.hashing != nil { // checksumAhead found nothing a skip could match
+		return nil
+	}
 	done, err := r.skip(ctx)
 	if err == nil && done {
 		return errSkipped
@@ -639,6 +675,9 @@ func (r *run) ensureLedger(ctx context.Context) error {
 
 // writeLedger records the run.
 func (r *run) writeLedger(ctx context.Context) error {
+	if err := r.awaitFingerprint(); err != nil {
+		return err
+	}
 	return ledger.Write(ctx, r.s, r.db, r.entry(r.startedAt, r.closed))
 }
 
@@ -786,6 +825,11 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	if err := r.inspectTarget(ctx); err != nil {
+		return false, err
+	}
+	// The skip is decided in full this time: the fingerprint left to be
+	// taken beside the load (no earlier run then) is needed now.
+	if err := r.awaitFingerprint(); err != nil {
 		return false, err
 	}
 	if err := r.decideSkip(ctx); err != nil {

@@ -424,6 +424,14 @@ func testFailureRecord(t *testing.T, h Harness) {
 	rows := e.Query(`SELECT "partition", run_id, seq FROM idem_failures`)
 	require.Equal(t, []string{"2026-10-01|" + r1.RunID + "|2"}, rows, "a retry of the same run id overwrites its record")
 
+	// A partition never loaded: no skip is possible, so its input is hashed
+	// beside the load; the failure still names the run id.
+	e.Write("in/2026-10-04.csv", strings.ReplaceAll(bad, "2026-10-01", "2026-10-04"))
+	r4, err := e.Run(j, "2026-10-04")
+	require.Error(t, err)
+	require.NotEmpty(t, r4.RunID)
+	require.Equal(t, []string{"2026-10-04|" + r4.RunID}, e.Query(`SELECT "partition", run_id FROM idem_failures WHERE "partition" = '2026-10-04'`))
+
 	_, err = e.Run(j, "2026-10-02") // no file: fails before its run id is known
 	require.Error(t, err)
 	require.Equal(t, []string{"2026-10-02|"}, e.Query(`SELECT "partition", run_id FROM idem_failures WHERE "partition" = '2026-10-02'`))
