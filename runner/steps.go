@@ -303,7 +303,10 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error) {
 // runSteps runs steps in order, each followed by its crash point.
 func (r *run) runSteps(ctx context.Context, steps []step) error {
 	for _, st := range steps {
-		if err := st.do(ctx); err != nil {
+		start := time.Now() // for -v only: no clock reaches the data
+		err := st.do(ctx)
+		r.log.Debug("step", "name", st.name, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()))
+		if err != nil {
 			return err
 		}
 		r.crash(st.crash)
