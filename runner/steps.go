@@ -830,10 +830,17 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 	if err := r.inspectTarget(ctx); err != nil {
 		return false, err
 	}
-	// The skip is decided in full this time: the fingerprint left to be
-	// taken beside the load (no earlier run then) is needed now.
-	if err := r.awaitFingerprint(); err != nil {
-		return false, err
+	// A run may have loaded the partition meanwhile: the fingerprint left
+	// to be taken beside the load (no skip was possible) is needed now if
+	// a skip has become possible.
+	if r.hashing != nil {
+		skippable, err := r.checksumAhead(ctx)
+		if err == nil && skippable {
+			err = r.awaitFingerprint()
+		}
+		if err != nil {
+			return false, err
+		}
 	}
 	if err := r.decideSkip(ctx); err != nil {
 		return false, err
