@@ -136,6 +136,9 @@ func TestFilesHoldSubMicroseconds(t *testing.T) {
 		{"id,ts\n1,2026-11-28T10:00:00.1234567890+01:00\n", true},
 		{"id,ts\n1,2026-11-28 23:59:59.999999\n", false},
 		{"id,x\n1,3.14159265358979\n2,10:00\n", false},
+		{"id,x,ts\n1.5,2.5..,10:00:00.1234567\n", true}, // after other dots
+		{"id,x,ts\n1,.,x:0.1234567\n2,.5,:5a.1234567\n", false},
+		{":00.1234567", true}, // at the very start
 		{strings.Repeat("x", 1<<20-6) + ":59.99999999\n", true}, // across two reads
 	} {
 		p := filepath.Join(dir, "f.csv")
