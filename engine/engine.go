@@ -557,6 +557,15 @@ type Swapper interface {
 	Like(built, table Table) []string
 }
 
+// Copier is an optional ability of a Swapper engine that copies a table
+// without reading its rows (ClickHouse hard-links its parts): a rebuild's
+// table then starts as a copy of its target at a cost that follows the
+// number of parts, not rows, where INSERT … SELECT would copy every row.
+type Copier interface {
+	// Copy creates built as table's copy: Like's structure and every row.
+	Copy(built, table Table) []string
+}
+
 // KeyIndexer is an optional DB ability of an engine whose merge needs a
 // unique index on the key (MySQL, MariaDB: without one every key is a
 // scan). A merge creates the index on a table it creates or builds, and

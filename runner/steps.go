@@ -778,8 +778,12 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 	// A table idem creates gets its indexes; one it rebuilds gets what
 	// Swapper.Like copies of its target.
 	stmts := append(r.createTable(r.built), r.targetIndexes(r.built)...)
+	cp, copies := r.swap.(engine.Copier)
 	if r.exists {
 		stmts = r.swap.Like(r.built, t)
+		if copies { // the rows come with the copy; new columns after them
+			stmts = cp.Copy(r.built, t)
+		}
 		for _, c := range r.newCols {
 			stmts = append(stmts, r.sql.Stage.AddColumn(r.built, stageTable, c))
 		}
@@ -791,6 +795,9 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 	}
 	if !r.exists { // a copy of the target has its indexes already
 		return r.createKeyIndex(ctx, r.built)
+	}
+	if copies {
+		return nil
 	}
 	q := r.sql.Write.InsertSelect(r.sql.Table(r.built), names(r.targetCols), "", r.table, "")
 	if _, err := r.s.exec(ctx, q); err != nil {

@@ -287,6 +287,20 @@ func (*DB) Like(built, table engine.Table) []string {
 	return []string{"CREATE TABLE " + Dialect{}.Table(built) + " AS " + Dialect{}.Table(table)}
 }
 
+var _ engine.Copier = (*DB)(nil)
+
+// Copy makes built a copy of table whose parts are hard-linked (ATTACH
+// PARTITION ALL FROM, as BuildPartition): a merge's copy of its target
+// costs the number of parts, not rows. The merge's DELETE then mutates the
+// copy's parts into new ones; the target's files are never written.
+func (*DB) Copy(built, table engine.Table) []string {
+	q := Dialect{}
+	return []string{
+		"CREATE TABLE " + q.Table(built) + " AS " + q.Table(table),
+		"ALTER TABLE " + q.Table(built) + " ATTACH PARTITION ALL FROM " + q.Table(table),
+	}
+}
+
 // PartitionBy is the grain's partition key: the partition's start.
 func (*DB) PartitionBy(col string, k engine.TimeKind, unit, zone string) string {
 	return Dialect{}.PartitionStart(col, k, unit, zone)

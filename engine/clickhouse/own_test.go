@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/clickhouse"
+	"github.com/idemdata/idem/engine/enginetest"
 )
 
 // Two handles on one folder share chDB's one session, yet each has its
@@ -86,4 +89,34 @@ func TestTablesLoadOneAtATime(t *testing.T) {
 	require.NoError(t, db.Conn().QueryRowContext(ctx, "SELECT count(), sum(x) FROM merge('s', '^t')").Scan(&n, &sum))
 	require.Equal(t, int64(tables), n)
 	require.Equal(t, int64(tables*(tables-1)/2), sum)
+}
+
+// A merge into an existing table builds its copy by hard-linking the
+// target's parts, not by reading its rows: the copy's cost follows the
+// parts. The merge is right (newer wins, the rest kept), and the old
+// table's rows are not changed by the copy's DELETE before the swap.
+func TestMergeCopiesByParts(t *testing.T) {
+	needChDB(t)
+	e := enginetest.NewEnv(t, harness)
+	e.Write("in/2026-11-28.csv", "order_id,amount,updated_at\n1,10.00,2026-11-28 10:00:00\n2,20.00,2026-11-28 10:00:00\n")
+	e.Write("in/2026-11-29.csv", "order_id,amount,updated_at\n2,21.00,2026-11-29 10:00:00\n3,30.00,2026-11-29 10:00:00\n")
+	j := e.Job(`job: orders_merge
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [order_id]
+latest_by: updated_at
+columns:
+  order_id: BIGINT
+  amount: DECIMAL(12,2)
+`)
+	e.MustRun(j, "2026-11-28")
+	var stmts []string
+	r := e.MustRun(j, "2026-11-29", func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } })
+	require.Equal(t, int64(1), r.Inserted)
+	require.Equal(t, int64(1), r.Updated)
+	all := strings.Join(stmts, "\n")
+	require.Contains(t, all, "ATTACH PARTITION ALL FROM")
+	require.NotRegexp(t, `INSERT INTO [^\n]*orders__idem_build[^\n]* FROM "sales"\."orders"(\n|$)`, all, "no copy of the target's rows")
+	require.Equal(t, []string{"1|10", "2|21", "3|30"}, e.Rows("", "order_id", "amount"))
 }

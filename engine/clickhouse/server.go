@@ -278,6 +278,9 @@ func (*Server) Drop(t engine.Table) string { return (*DB)(nil).Drop(t) }
 // Like creates built AS table.
 func (*Server) Like(built, table engine.Table) []string { return (*DB)(nil).Like(built, table) }
 
+// Copy is DB.Copy.
+func (*Server) Copy(built, table engine.Table) []string { return (*DB)(nil).Copy(built, table) }
+
 // PartitionBy is the grain's partition key.
 func (*Server) PartitionBy(col string, k engine.TimeKind, unit, zone string) string {
 	return (*DB)(nil).PartitionBy(col, k, unit, zone)
