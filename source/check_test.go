@@ -138,7 +138,7 @@ func TestFilesHoldSubMicroseconds(t *testing.T) {
 		{"id,x\n1,3.14159265358979\n2,10:00\n", false},
 		{"id,x,ts\n1.5,2.5..,10:00:00.1234567\n", true}, // after other dots
 		{"id,x,ts\n1,.,x:0.1234567\n2,.5,:5a.1234567\n", false},
-		{":00.1234567", true}, // at the very start
+		{":00.1234567", true},                                   // at the very start
 		{strings.Repeat("x", 1<<20-6) + ":59.99999999\n", true}, // across two reads
 	} {
 		p := filepath.Join(dir, "f.csv")
