@@ -566,6 +566,20 @@ type Copier interface {
 	Copy(built, table Table) []string
 }
 
+// PatchHolder is an optional ability of an engine that copies tables by
+// linking their parts (Copier, PartitionExchanger.BuildPartition) and
+// whose tables may hold changes beside their parts until they are applied
+// (ClickHouse's lightweight UPDATE and DELETE write patch parts, which
+// ATTACH PARTITION … FROM does not copy): such a copy would bring the old
+// values back. When the target holds one, the runner copies its rows.
+type PatchHolder interface {
+	// Patches selects a row when t holds such changes; args are bound.
+	Patches(t Table) (string, []any)
+	// Links reports whether BuildPartition(…, at) links the target's
+	// parts.
+	Links(at string) bool
+}
+
 // KeyIndexer is an optional DB ability of an engine whose merge needs a
 // unique index on the key (MySQL, MariaDB: without one every key is a
 // scan). A merge creates the index on a table it creates or builds, and

@@ -195,9 +195,17 @@ func (r *run) buildPartition(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	build := r.xchg.BuildPartition(x, t, r.partitionValue())
+	patched, err := r.patched(ctx, t, r.partitionValue())
+	if err != nil {
+		return err
+	}
+	if patched { // x holds the target's rows as read, less the partition's
+		build = append(r.swap.Like(x, t), r.sql.Write.InsertSelect(r.sql.Table(x), names(r.targetCols), "", r.table, ""))
+	}
 	// A crashed run's table is dropped first.
-	stmts := append([]string{r.swap.Drop(x)}, r.xchg.BuildPartition(x, t, r.partitionValue())...)
-	if r.unkeyed {
+	stmts := append([]string{r.swap.Drop(x)}, build...)
+	if r.unkeyed || patched {
 		stmts = append(stmts, r.sql.Write.DeleteWhere(r.sql.Table(x), where))
 	}
 	for _, q := range stmts {

@@ -779,6 +779,13 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 	// Swapper.Like copies of its target.
 	stmts := append(r.createTable(r.built), r.targetIndexes(r.built)...)
 	cp, copies := r.swap.(engine.Copier)
+	if copies && r.exists {
+		patched, err := r.patched(ctx, t, "")
+		if err != nil {
+			return err
+		}
+		copies = !patched
+	}
 	if r.exists {
 		stmts = r.swap.Like(r.built, t)
 		if copies { // the rows come with the copy; new columns after them
@@ -804,6 +811,25 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 		return fmt.Errorf("copying %s into %s: %w", r.job.Target.Table, r.built.Name, err)
 	}
 	return nil
+}
+
+// patched reports whether t holds changes that a copy linking its parts
+// (for partition at) would leave behind (engine.PatchHolder): the copy
+// must then read t's rows.
+func (r *run) patched(ctx context.Context, t engine.Table, at string) (bool, error) {
+	ph, ok := r.db.(engine.PatchHolder)
+	if !ok || !ph.Links(at) {
+		return false, nil
+	}
+	q, args := ph.Patches(t)
+	var one int
+	switch err := r.s.QueryRowContext(ctx, q, args...).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("looking for changes of %s not yet in its parts: %w", r.job.Target.Table, err)
+	}
+	return true, nil
 }
 
 // lockTable makes a partition run that must build the whole table the

@@ -301,6 +301,18 @@ func (*DB) Copy(built, table engine.Table) []string {
 	}
 }
 
+var _ engine.PatchHolder = (*DB)(nil)
+
+// Patches selects a row when t has an active patch part (a lightweight
+// UPDATE's or DELETE's, applied or not: ClickHouse drops it only later).
+func (*DB) Patches(t engine.Table) (string, []any) {
+	db, args := Dialect{}.dbOf(t, 2)
+	return "SELECT 1 FROM system.parts WHERE table = $1 AND database = " + db + " AND active AND startsWith(name, 'patch-') LIMIT 1", append([]any{t.Name}, args...)
+}
+
+// Links: BuildPartition always hard-links the target's parts on chDB.
+func (*DB) Links(string) bool { return true }
+
 // PartitionBy is the grain's partition key: the partition's start.
 func (*DB) PartitionBy(col string, k engine.TimeKind, unit, zone string) string {
 	return Dialect{}.PartitionStart(col, k, unit, zone)

@@ -120,3 +120,40 @@ columns:
 	require.NotRegexp(t, `INSERT INTO [^\n]*orders__idem_build[^\n]* FROM "sales"\."orders"(\n|$)`, all, "no copy of the target's rows")
 	require.Equal(t, []string{"1|10", "2|21", "3|30"}, e.Rows("", "order_id", "amount"))
 }
+
+// A user's lightweight UPDATE of a target lives in a patch part until it
+// is applied, and ATTACH PARTITION … FROM copies no patch part: a run that
+// hard-links the target's parts (a merge's copy, a partition run's table
+// beside it) would bring the old values back. The runner has the patches
+// applied first; the user's change stays.
+func TestCopyKeepsLightweightUpdates(t *testing.T) {
+	needChDB(t)
+	for _, strategy := range []string{"merge", "partition"} {
+		t.Run(strategy, func(t *testing.T) {
+			e := enginetest.NewEnv(t, harness)
+			e.Write("in/2026-11-28.csv", "order_id,amount,day\n1,10.00,2026-11-28\n2,20.00,2026-11-28\n")
+			e.Write("in/2026-11-29.csv", "order_id,amount,day\n3,30.00,2026-11-29\n")
+			body := `job: orders_` + strategy + `
+source:
+  files: in/{{ date }}.csv
+strategy: ` + strategy + `
+key: [order_id]
+columns:
+  order_id: BIGINT
+  amount: DECIMAL(12,2)
+`
+			if strategy == "merge" {
+				body += "latest_by: amount\n"
+			} else {
+				body += "partition:\n  column: day\n"
+			}
+			j := e.Job(body)
+			e.MustRun(j, "2026-11-28")
+			e.Exec("UPDATE "+e.Sales("orders")+" SET amount = 99 WHERE order_id = 2",
+				"DELETE FROM "+e.Sales("orders")+" WHERE order_id = 1 SETTINGS lightweight_delete_mode = 'lightweight_update'")
+			require.Equal(t, []string{"2|99"}, e.Rows("", "order_id", "amount"), "the changes read back")
+			e.MustRun(j, "2026-11-29")
+			require.Equal(t, []string{"2|99", "3|30"}, e.Rows("", "order_id", "amount"), "the user's changes are kept")
+		})
+	}
+}

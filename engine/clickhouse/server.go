@@ -278,6 +278,13 @@ func (*Server) Drop(t engine.Table) string { return (*DB)(nil).Drop(t) }
 // Like creates built AS table.
 func (*Server) Like(built, table engine.Table) []string { return (*DB)(nil).Like(built, table) }
 
+// Patches is DB.Patches.
+func (*Server) Patches(t engine.Table) (string, []any) { return (*DB)(nil).Patches(t) }
+
+// Links: a server's BuildPartition links parts only for a target without
+// a partition key (copied whole); a partition is built empty.
+func (*Server) Links(at string) bool { return at == "" }
+
 // Copy is DB.Copy.
 func (*Server) Copy(built, table engine.Table) []string { return (*DB)(nil).Copy(built, table) }
 
