@@ -59,6 +59,9 @@ type Config struct {
 	MySQL    string
 	Prefix   string // of the PostgreSQL schemas and MySQL databases the benchmark owns
 	Idem     string
+	// Settle is how long a sample may wait for the machine to be quiet
+	// (settle.go); 0: not at all.
+	Settle time.Duration
 }
 
 // Main runs idem-bench with args and returns the exit code.
@@ -97,13 +100,14 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	my := fs.String("mysql", envOr("IDEM_BENCH_MYSQL", "mysql://root@127.0.0.1:3306/test"), "MySQL/MariaDB URL (databases named --schema-prefix* are dropped and created there; MariaDB: its sequence engine fills the tables)")
 	prefix := fs.String("schema-prefix", "idem_bench_", "prefix of the PostgreSQL schemas and MySQL databases the benchmark drops and creates")
 	idem := fs.String("idem", "", "a built idem binary (default: go build ./cmd/idem into --dir)")
+	settle := fs.Duration("settle", time.Minute, "before each run, wait up to this long until at most a fifth of the cores is busy (a server's work left from the run before); 0: do not wait")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, MySQL: *my, Prefix: *prefix, Idem: *idem}
+	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, MySQL: *my, Prefix: *prefix, Idem: *idem, Settle: *settle}
 	for _, e := range strings.Split(*engines, ",") {
 		switch e = strings.TrimSpace(e); e {
 		case "duckdb", "postgres", "mysql", "clickhouse":

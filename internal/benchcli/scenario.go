@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/idemdata/idem/engine/bench"
 )
@@ -44,6 +45,7 @@ type env struct {
 	self   string // this binary, for baselines
 	data   string // generated input
 	work   string // DuckDB files, job files
+	settle *settler
 }
 
 // run builds idem, then runs every scenario on every engine.
@@ -66,8 +68,14 @@ func run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 		return nil, err
 	}
 	var rows []Row
+	settle := &settler{max: cfg.Settle, read: readProcStat, sleep: sleepCtx}
+	defer func() {
+		if settle.waited > 0 {
+			fmt.Fprintf(log, "waited %.1f s in all for a quiet machine before runs\n", settle.waited.Seconds())
+		}
+	}()
 	for _, e := range cfg.Engines {
-		v := &env{cfg: cfg, log: log, engine: e, idem: bin, self: self, data: filepath.Join(dir, "data"), work: filepath.Join(dir, "work", e)}
+		v := &env{cfg: cfg, log: log, engine: e, idem: bin, self: self, data: filepath.Join(dir, "data"), work: filepath.Join(dir, "work", e), settle: settle}
 		if err := os.MkdirAll(v.work, 0o755); err != nil {
 			return rows, err
 		}
@@ -198,6 +206,9 @@ func (v *env) runIdem(ctx context.Context, jobPath string, force bool, check fun
 	if force {
 		args = append(args, "--force")
 	}
+	if err := v.quiet(ctx); err != nil {
+		return sample{}, err
+	}
 	s, err := measure(exec.CommandContext(ctx, v.idem, args...))
 	if err != nil {
 		return s, err
@@ -220,6 +231,9 @@ func (v *env) runBaseline(ctx context.Context, op bench.Op, want int64) (sample,
 	if err != nil {
 		return sample{}, err
 	}
+	if err := v.quiet(ctx); err != nil {
+		return sample{}, err
+	}
 	s, err := measure(exec.CommandContext(ctx, v.self, "baseline", string(spec)))
 	if err != nil {
 		return s, err
@@ -228,6 +242,21 @@ func (v *env) runBaseline(ctx context.Context, op bench.Op, want int64) (sample,
 		return s, fmt.Errorf("baseline %s %s: the table has %s rows, want %d", op.Kind, op.Format, got, want)
 	}
 	return s, nil
+}
+
+// quiet waits for the machine to be idle before a sample, and says so
+// when that took long or did not happen.
+func (v *env) quiet(ctx context.Context) error {
+	d, gaveUp, err := v.settle.wait(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("waiting for a quiet machine: %w", err)
+	case gaveUp:
+		fmt.Fprintf(v.log, "the machine is still busy after %s: measuring anyway\n", d)
+	case d >= time.Second:
+		fmt.Fprintf(v.log, "waited %.1f s for a quiet machine\n", d.Seconds())
+	}
+	return nil
 }
 
 func (v *env) note(scenario, what string, k int, s sample) {
