@@ -324,7 +324,10 @@ type Merger interface {
 	// do with it (one of the Merge* actions).
 	MergePlan(plan, src, action string, m MergeSpec) string
 	// Merge applies a plan: first the statement that deletes and updates
-	// matched keys of the target, then (with tombstones) the one that
+	// matched keys of the target (it must change nothing else: the runner
+	// leaves it out when the plan has no update and no delete, since on
+	// ClickHouse even a DELETE of no key is a mutation of every part,
+	// 0.56 s in a 30M-row table), then (with tombstones) the one that
 	// writes and removes tombstones, then the one that inserts keys into
 	// the target.
 	Merge(plan, action string, m MergeSpec) []string

@@ -41,17 +41,51 @@ func StandardMergePlan(d Comparer, plan, src, action string, m MergeSpec) string
 // over s (staging) and t (the target's matching row), such as
 // "t.rowid AS x", after s's columns.
 func StandardMergePlanWith(d Comparer, plan, src, action string, m MergeSpec, extra string) string {
+	return StandardMergePlanOpts(d, plan, src, action, m, PlanOptions{Extra: extra})
+}
+
+// PlanOptions vary the standard merge plan.
+type PlanOptions struct {
+	// Extra select expressions over s and t, after s's columns.
+	Extra string
+	// Narrow joins the target (and the tombstones) as only their rows
+	// whose key is staged, for an engine that builds its join's hash table
+	// from the right side whatever its size: ClickHouse hashed all 30M rows
+	// of a target to plan 10k staged ones (1.8 s), where the key's IN
+	// reads one column through the primary index. The plan is the same:
+	// a row whose key is not staged matches no staged row.
+	Narrow bool
+}
+
+// StandardMergePlanOpts is StandardMergePlan with options.
+func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o PlanOptions) string {
+	extra := o.Extra
 	if extra != "" {
 		extra += ", "
+	}
+	joined := func(t Table) string {
+		if !o.Narrow {
+			return d.Table(t)
+		}
+		keys := make([]string, len(m.Key))
+		for i, k := range m.Key {
+			keys[i] = d.Ident(k)
+		}
+		cols := make([]string, len(m.Cols))
+		for i, c := range m.Cols {
+			cols[i] = d.Ident(c.Name)
+		}
+		return fmt.Sprintf("(SELECT %s FROM %s WHERE (%s) IN (SELECT %s FROM %s))",
+			strings.Join(cols, ", "), d.Table(t), strings.Join(keys, ", "), strings.Join(keys, ", "), d.Ident(src))
 	}
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
 		k, precedes(d, m, "s", "t"), byDelete(d, m, MergeDelete, MergeUpdate), d.String(MergeSkip))
-	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), d.Table(m.Target), keyJoin(d, m.Key, "s", "t"))
+	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), joined(m.Target), keyJoin(d, m.Key, "s", "t"))
 	if m.Tombstones.Name != "" {
 		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
 			k, precedes(d, m, "s", "x"), byDelete(d, m, MergeDeleteAbsent, MergeReinsert), d.String(MergeSkip))
-		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
+		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", joined(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
 	}
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT s.*, %sCASE\n%s  ELSE %s END AS %s\n%s",
 		d.Ident(plan), extra, cases, byDelete(d, m, MergeDeleteAbsent, MergeInsert), d.Ident(action), from)

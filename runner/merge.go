@@ -108,6 +108,9 @@ func (r *run) applyMerge(ctx context.Context, first bool) error {
 	}
 	stmts := r.sql.Merge.Merge(planTable, actionColumn, r.merge)
 	if first {
+		if r.res.Updated+r.res.Deleted == 0 { // no matched key changes (engine.Merger)
+			return nil
+		}
 		stmts = stmts[:1]
 	} else {
 		stmts = stmts[1:]

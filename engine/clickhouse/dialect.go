@@ -211,9 +211,10 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 }
 
 // MergePlan is the standard plan (one LEFT JOIN of staging with the
-// target; join_use_nulls makes the missing side NULL) in a session table.
+// target's rows of the staged keys, engine.PlanOptions.Narrow;
+// join_use_nulls makes the missing side NULL) in a session table.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
-	q := engine.StandardMergePlan(d, plan, src, action, m)
+	q := engine.StandardMergePlanOpts(d, plan, src, action, m, engine.PlanOptions{Narrow: true})
 	// ClickHouse names the columns s.* selects "s.col" in a join: each
 	// is named as itself.
 	cols := make([]string, len(m.Cols))
