@@ -46,8 +46,8 @@ CREATE OR REPLACE TABLE "default"."idem_merge_plan" ENGINE = Memory AS SELECT s.
   WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE 'skip' END
   WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" < x."status" OR (s."status" IS NOT NULL AND x."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM x."status" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE 'skip' END
   ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders__idem_build" AS t ON t."order_id" = s."order_id"
-  LEFT JOIN "sales"."orders__idem_deleted" AS x ON x."order_id" = s."order_id";
+FROM "idem_stage_dedup" AS s LEFT JOIN (SELECT "order_id", "status", "updated_at", "is_deleted" FROM "sales"."orders__idem_build" WHERE ("order_id") IN (SELECT "order_id" FROM "idem_stage_dedup")) AS t ON t."order_id" = s."order_id"
+  LEFT JOIN (SELECT "order_id", "status", "updated_at", "is_deleted" FROM "sales"."orders__idem_deleted" WHERE ("order_id") IN (SELECT "order_id" FROM "idem_stage_dedup")) AS x ON x."order_id" = s."order_id";
 
 SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
 
@@ -83,8 +83,6 @@ ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" Nullable(String)
 ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" Int64 DEFAULT 0;
 
 BEGIN;
-
-DELETE FROM "sales"."orders__idem_build" WHERE ("order_id") IN (SELECT "order_id" FROM "default"."idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete'));
 
 DELETE FROM "sales"."orders__idem_deleted" WHERE ("order_id") IN (SELECT "order_id" FROM "default"."idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent', 'reinsert'));
 

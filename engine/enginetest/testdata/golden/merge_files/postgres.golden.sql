@@ -76,12 +76,6 @@ SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
 
 SELECT count(*), CAST(coalesce(sum(hash_record_extended(ROW("order_id", "status", "updated_at", "is_deleted"), 0)), 0) AS TEXT) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
 
-MERGE INTO "sales"."orders" AS t
-USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('update', 'delete')) AS s
-ON t."order_id" = s."order_id"
-WHEN MATCHED AND s."_idem_action" = 'delete' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN DELETE
-WHEN MATCHED AND s."_idem_action" = 'update' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" COLLATE "C" < t."status" COLLATE "C" OR (s."status" COLLATE "C" IS NOT NULL AND t."status" COLLATE "C" IS NULL) OR (s."status" COLLATE "C" IS NOT DISTINCT FROM t."status" COLLATE "C" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1;
-
 MERGE INTO "sales"."orders__idem_deleted" AS t
 USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent', 'reinsert')) AS s
 ON t."order_id" = s."order_id"
