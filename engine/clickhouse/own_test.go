@@ -14,6 +14,7 @@ import (
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/clickhouse"
 	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/job"
 )
 
 // Two handles on one folder share chDB's one session, yet each has its
@@ -100,22 +101,11 @@ func TestMergeCopiesByParts(t *testing.T) {
 	e := enginetest.NewEnv(t, harness)
 	e.Write("in/2026-11-28.csv", "order_id,amount,updated_at\n1,10.00,2026-11-28 10:00:00\n2,20.00,2026-11-28 10:00:00\n")
 	e.Write("in/2026-11-29.csv", "order_id,amount,updated_at\n2,21.00,2026-11-29 10:00:00\n3,30.00,2026-11-29 10:00:00\n")
-	j := e.Job(`job: orders_merge
-source:
-  files: in/{{ date }}.csv
-strategy: merge
-key: [order_id]
-latest_by: updated_at
-columns:
-  order_id: BIGINT
-  amount: DECIMAL(12,2)
-`)
+	j := ordersMerge(e)
 	e.MustRun(j, "2026-11-28")
-	var stmts []string
-	r := e.MustRun(j, "2026-11-29", func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } })
+	r, all := recorded(e, j, "2026-11-29")
 	require.Equal(t, int64(1), r.Inserted)
 	require.Equal(t, int64(1), r.Updated)
-	all := strings.Join(stmts, "\n")
 	require.Contains(t, all, "ATTACH PARTITION ALL FROM")
 	require.NotRegexp(t, `INSERT INTO [^\n]*orders__idem_build[^\n]* FROM "sales"\."orders"(\n|$)`, all, "no copy of the target's rows")
 	require.Equal(t, []string{"1|10", "2|21", "3|30"}, e.Rows("", "order_id", "amount"))
@@ -158,6 +148,21 @@ columns:
 	}
 }
 
+// ordersMerge is a merge job of in/<date>.csv (order_id, amount,
+// updated_at), newest updated_at wins.
+func ordersMerge(e *enginetest.Env) *job.Job {
+	return e.Job(`job: orders_merge
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [order_id]
+latest_by: updated_at
+columns:
+  order_id: BIGINT
+  amount: DECIMAL(12,2)
+`)
+}
+
 // A merge reads only the target's rows of the staged keys (the plan's join
 // would hash the whole target otherwise: 1.8 s of a 10k-row merge into 30M
 // rows), and a batch of new keys only runs no DELETE (a mutation of every
@@ -168,31 +173,25 @@ func TestMergeTouchesOnlyStagedKeys(t *testing.T) {
 	e.Write("in/2026-11-28.csv", "order_id,amount,updated_at\n1,10.00,2026-11-28 10:00:00\n2,20.00,2026-11-28 10:00:00\n")
 	e.Write("in/2026-11-29.csv", "order_id,amount,updated_at\n3,30.00,2026-11-29 10:00:00\n4,40.00,2026-11-29 10:00:00\n")
 	e.Write("in/2026-11-30.csv", "order_id,amount,updated_at\n2,22.00,2026-11-30 10:00:00\n5,50.00,2026-11-30 10:00:00\n")
-	j := e.Job(`job: orders_merge
-source:
-  files: in/{{ date }}.csv
-strategy: merge
-key: [order_id]
-latest_by: updated_at
-columns:
-  order_id: BIGINT
-  amount: DECIMAL(12,2)
-`)
+	j := ordersMerge(e)
 	e.MustRun(j, "2026-11-28")
-	run := func(date string) (idem.Result, string) {
-		var stmts []string
-		r := e.MustRun(j, date, func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } })
-		return r, strings.Join(stmts, "\n")
-	}
-	r, all := run("2026-11-29")
+	r, all := recorded(e, j, "2026-11-29")
 	require.Equal(t, int64(2), r.Inserted)
 	require.Zero(t, r.Updated)
 	require.Regexp(t, `LEFT JOIN \(SELECT [^\n]* FROM "sales"\."orders(__idem_build)?" WHERE \("order_id"\) IN \(SELECT "order_id" FROM `, all, "the plan joins the staged keys' rows")
 	require.NotContains(t, all, "DELETE FROM", "new keys only: nothing to delete")
 
-	r, all = run("2026-11-30")
+	r, all = recorded(e, j, "2026-11-30")
 	require.Equal(t, int64(1), r.Inserted)
 	require.Equal(t, int64(1), r.Updated)
 	require.Contains(t, all, "DELETE FROM", "an update replaces its key's row")
 	require.Equal(t, []string{"1|10", "2|22", "3|30", "4|40", "5|50"}, e.Rows("", "order_id", "amount"))
+}
+
+// recorded runs j for date and returns its result and every statement
+// it executed, a line each.
+func recorded(e *enginetest.Env, j *job.Job, date string) (idem.Result, string) {
+	var stmts []string
+	r := e.MustRun(j, date, func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } })
+	return r, strings.Join(stmts, "\n")
 }
