@@ -63,13 +63,7 @@ func (ANSI) PartitionStart(col string, k TimeKind, unit, zone string) string {
 func (ANSI) CastNull(typ string) string { return "SELECT CAST(NULL AS " + typ + ")" }
 
 // Idents quotes a list of identifiers, comma-separated.
-func (a ANSI) Idents(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = a.Ident(n)
-	}
-	return strings.Join(q, ", ")
-}
+func (a ANSI) Idents(names []string) string { return identList(a.Ident, names) }
 
 // Upsert writes one row of cols (bound in order), replacing the row with
 // the same key: INSERT … ON CONFLICT … DO UPDATE.

@@ -46,7 +46,8 @@ func StandardMergePlanWith(d Comparer, plan, src, action string, m MergeSpec, ex
 
 // PlanOptions vary the standard merge plan.
 type PlanOptions struct {
-	// Extra select expressions over s and t, after s's columns.
+	// Extra select expressions over s and t, after s's columns. With
+	// Narrow, t has only the staged columns (no rowid).
 	Extra string
 	// Narrow joins the target (and the tombstones) as only their rows
 	// whose key is staged, for an engine that builds its join's hash table
@@ -67,16 +68,13 @@ func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o 
 		if !o.Narrow {
 			return d.Table(t)
 		}
-		keys := make([]string, len(m.Key))
-		for i, k := range m.Key {
-			keys[i] = d.Ident(k)
-		}
 		cols := make([]string, len(m.Cols))
 		for i, c := range m.Cols {
-			cols[i] = d.Ident(c.Name)
+			cols[i] = c.Name
 		}
+		keys := IdentList(d, m.Key)
 		return fmt.Sprintf("(SELECT %s FROM %s WHERE (%s) IN (SELECT %s FROM %s))",
-			strings.Join(cols, ", "), d.Table(t), strings.Join(keys, ", "), strings.Join(keys, ", "), d.Ident(src))
+			IdentList(d, cols), d.Table(t), keys, keys, d.Ident(src))
 	}
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",

@@ -18,10 +18,15 @@ var (
 	_ Temp       = Standard{}
 )
 
-func (s Standard) idents(names []string) string {
+func (s Standard) idents(names []string) string { return IdentList(s.D, names) }
+
+// IdentList quotes a list of identifiers, comma-separated.
+func IdentList(d Dialect, names []string) string { return identList(d.Ident, names) }
+
+func identList(ident func(string) string, names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = s.D.Ident(n)
+		q[i] = ident(n)
 	}
 	return strings.Join(q, ", ")
 }

@@ -109,13 +109,7 @@ func (d Dialect) StageQuery(stage, query string) string {
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s ENGINE = Memory AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
 }
 
-func (d Dialect) idents(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = d.Ident(n)
-	}
-	return strings.Join(q, ", ")
-}
+func (d Dialect) idents(names []string) string { return engine.IdentList(d, names) }
 
 // Dedup keeps each key's first row in the row order (engine.RowOrder).
 func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
