@@ -1,12 +1,15 @@
 package mysql_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/enginetest"
 )
 
@@ -108,10 +111,28 @@ partition:
 
 	user := "idem_one_" + e.Schema[len(e.Schema)-8:]
 	e.Exec("DROP USER IF EXISTS "+user, "CREATE USER "+user+" WITH MAX_USER_CONNECTIONS 1", "GRANT ALL ON *.* TO "+user)
-	t.Cleanup(func() { e.Exec("DROP USER IF EXISTS " + user) })
+	root := e.URL
+	t.Cleanup(func() { e.URL = root; e.Exec("DROP USER IF EXISTS " + user) })
 	e.Exec("DROP DATABASE "+e.Schema, "DELETE FROM idem_runs", "CREATE DATABASE "+e.Schema)
-	e.URL = strings.Replace(e.URL, "root@", user+"@", 1)
-	require.Contains(t, e.URL, user+"@")
+	limited := strings.Replace(root, "root@", user+"@", 1)
+	require.Contains(t, limited, user+"@")
+
+	// An account at its limit (other jobs of the user hold its
+	// connections) is a target to try again later, as a full server is.
+	ctx := context.Background()
+	held, err := idem.Open(ctx, limited, e.Dir, time.Minute)
+	require.NoError(t, err)
+	_, err = idem.Open(ctx, limited, e.Dir, time.Minute)
+	require.ErrorIs(t, err, engine.ErrUnavailable)
+	require.ErrorContains(t, err, "max_user_connections")
+	require.NoError(t, held.Close())
+	// The server counts a closed connection until its thread has ended.
+	gone := func() bool {
+		return e.Query("SELECT count(*) FROM information_schema.processlist WHERE user = ?", user)[0] == "0"
+	}
+	require.Eventually(t, gone, 10*time.Second, 10*time.Millisecond)
+
+	e.URL = limited
 	one := e.MustRun(e.Job(body), "2026-11-28")
 	require.Equal(t, "loaded", string(one.Action))
 	require.Equal(t, want, enginetest.Sum{Rows: one.RowCount, Checksum: one.Checksum})

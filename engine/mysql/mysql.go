@@ -366,7 +366,10 @@ func unreachable(ctx context.Context, err error) bool {
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
-		case 1040, 1053: // too many connections, server shutdown in progress
+		// Too many connections (the server's, or the account's
+		// max_user_connections: other jobs of the same user hold them),
+		// server shutdown in progress.
+		case 1040, 1203, 1226, 1053:
 			return true
 		}
 		return false
