@@ -2,6 +2,8 @@ package duckdb
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,17 +73,7 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	var from, replace string
 	switch in.Format {
 	case "csv":
-		// The dialect is given, not guessed: a guess from sampled rows can
-		// read a ragged file as one column.
-		opts := "header = true" + d.csvOptions(in.Delim)
-		if len(names) > 0 {
-			kv := make([]string, len(names))
-			for i, c := range names {
-				kv[i] = d.String(c) + ": " + d.String(in.Types[c])
-			}
-			opts += ", types = {" + strings.Join(kv, ", ") + "}"
-		}
-		from = fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
+		from = fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), d.csvReadOptions(in))
 	case "jsonl":
 		from = fmt.Sprintf("read_json(%s, format = 'newline_delimited')", d.list(in.Paths))
 		if len(in.Columns) > 0 {
@@ -105,6 +97,22 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 		replace = " REPLACE (" + strings.Join(casts, ", ") + ")"
 	}
 	return fmt.Sprintf("SELECT *%s FROM %s", replace, from), nil
+}
+
+// csvReadOptions are the options SelectFiles reads a CSV input with. The
+// dialect is given, not guessed: a guess from sampled rows can read a
+// ragged file as one column.
+func (d Dialect) csvReadOptions(in engine.FileInput) string {
+	opts := "header = true" + d.csvOptions(in.Delim)
+	if len(in.Types) > 0 {
+		names := slices.Sorted(maps.Keys(in.Types))
+		kv := make([]string, len(names))
+		for i, c := range names {
+			kv[i] = d.String(c) + ": " + d.String(in.Types[c])
+		}
+		opts += ", types = {" + strings.Join(kv, ", ") + "}"
+	}
+	return opts
 }
 
 // StageQuery materializes a query's result.

@@ -80,6 +80,12 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 		return in, nil
 	}
 	d := Dialect{}
+	var sniffed *CSVSniff
+	if cols == nil {
+		if c, s, ok := SniffColumns(ctx, q, in); ok {
+			cols, sniffed = c, &s
+		}
+	}
 	if cols == nil {
 		sel, err := d.SelectFiles(in)
 		if err != nil {
@@ -89,7 +95,7 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 			return in, err
 		}
 	}
-	if err := checkDateFormats(ctx, q, in, cols); err != nil {
+	if err := checkDateFormats(ctx, q, in, cols, sniffed); err != nil {
 		return in, err
 	}
 	var zoneless, integral, zoned, floating, dated, numeric, whole, huge []engine.Column
@@ -423,8 +429,9 @@ func sampledIntegers(ctx context.Context, q engine.Querier, in engine.FileInput,
 // its guess. A value whose day is past the 12th proves the format (one
 // that contradicts it fails the read), so the files are read once more
 // for the greatest day, only when such a format was sniffed. ISO 8601 and
-// other year-first forms cannot be misread.
-func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput, cols []engine.Column) error {
+// other year-first forms cannot be misread. sniffed, when not nil, is
+// the file's sniff already taken (SniffColumns).
+func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput, cols []engine.Column, sniffed *CSVSniff) error {
 	if in.Format != "csv" || len(in.Paths) == 0 {
 		return nil
 	}
@@ -442,9 +449,14 @@ func checkDateFormats(ctx context.Context, q engine.Querier, in engine.FileInput
 	if len(dates)+len(stamps) == 0 {
 		return nil
 	}
-	s, err := SniffCSV(ctx, q, in.Paths[0], in.Delim)
-	if err != nil {
-		return err
+	var s CSVSniff
+	if sniffed != nil {
+		s = *sniffed
+	} else {
+		var err error
+		if s, err = SniffCSV(ctx, q, in.Paths[0], in.Delim); err != nil {
+			return err
+		}
 	}
 	var check []string
 	format := map[string]string{}

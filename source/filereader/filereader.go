@@ -183,7 +183,7 @@ func (rd *Reader) describe(ctx context.Context, in engine.FileInput, unknown map
 	}
 	read, ok := w.described(sel)
 	if !ok {
-		if read, err = duckdbengine.Describe(ctx, rd.conn, sel); err != nil {
+		if read, err = duckdbengine.DescribeFiles(ctx, rd.conn, in, sel); err != nil {
 			return nil, err
 		}
 	}

@@ -105,7 +105,7 @@ func (w *warmUp) run(ctx context.Context, in engine.FileInput) {
 	if err != nil {
 		return
 	}
-	read, err := duckdbengine.Describe(ctx, conn, sel)
+	read, err := duckdbengine.DescribeFiles(ctx, conn, in, sel)
 	if err != nil {
 		return
 	}

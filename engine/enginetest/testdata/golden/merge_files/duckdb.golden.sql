@@ -8,9 +8,7 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
-DESCRIBE SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
-
-SELECT Delimiter, Quote, Escape, SkipRows, DateFormat, TimestampFormat FROM sniff_csv('$DIR/in/2026-11-28.csv', max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat FROM sniff_csv('$DIR/in/2026-11-28.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
 -- load $DIR/in/2026-11-28.csv into "idem_stage" by the next statement: the database reads the files itself;
 
