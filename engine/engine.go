@@ -60,6 +60,11 @@ type FileInput struct {
 	// the type to read it as: for readers that take no per-column
 	// override (JSON) and would otherwise cast what they inferred.
 	Columns []Column
+	// Sniffed, when a FileResolver sets it, is how its sniff of a one-file
+	// CSV input reads it (see CSVRead): the reader then reads with it
+	// instead of sniffing the file again, so the load sees the columns and
+	// formats the resolver's checks saw.
+	Sniffed *CSVRead
 	// Record, when set, sees what a FileLoader runs on the target, in
 	// order: first a LoadNote saying how the rows travel, then each SQL
 	// statement. Runs record it, and `idem plan` prints it.
@@ -75,6 +80,16 @@ type FileInput struct {
 	// are kept up as rows arrive, where building them afterwards reads
 	// the whole table again.
 	Indexes []string
+}
+
+// CSVRead is what a sniff of a CSV file decided: every column in order
+// with its type (before FileInput.Types), the date and timestamp formats,
+// the line ending and the comment prefix, as DuckDB's sniff_csv names them
+// ("" for none).
+type CSVRead struct {
+	Columns                     []Column
+	DateFormat, TimestampFormat string
+	NewLine, Comment            string
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and

@@ -73,7 +73,11 @@ func (d Dialect) SelectFiles(in engine.FileInput) (string, error) {
 	var from, replace string
 	switch in.Format {
 	case "csv":
-		from = fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), d.csvReadOptions(in))
+		opts, ok := d.sniffedOptions(in)
+		if !ok {
+			opts = d.csvReadOptions(in)
+		}
+		from = fmt.Sprintf("read_csv(%s, %s)", d.list(in.Paths), opts)
 	case "jsonl":
 		from = fmt.Sprintf("read_json(%s, format = 'newline_delimited')", d.list(in.Paths))
 		if len(in.Columns) > 0 {
@@ -113,6 +117,53 @@ func (d Dialect) csvReadOptions(in engine.FileInput) string {
 		opts += ", types = {" + strings.Join(kv, ", ") + "}"
 	}
 	return opts
+}
+
+// sniffedOptions are the read_csv options of a one-file CSV input whose
+// sniff a resolver took (in.Sniffed): what sniff_csv's own Prompt gives to
+// repeat that read (auto_detect off, the columns, formats, line ending and
+// comment), with in.Types over the sniffed types. The reader then does not
+// sniff the file again (0.55 s against 0.69 s for a 60 MB file here), and
+// reads it exactly as the checks that looked at the sniff expect. ok is
+// false when the sniff cannot be given as is: a type for a column it did
+// not find, or names that differ only in case (a struct's keys do not).
+func (d Dialect) sniffedOptions(in engine.FileInput) (string, bool) {
+	s := in.Sniffed
+	if s == nil || len(in.Paths) != 1 || in.Delim == "" || len(s.Columns) == 0 {
+		return "", false
+	}
+	kv := make([]string, len(s.Columns))
+	seen := map[string]bool{}
+	for i, c := range s.Columns {
+		lower := strings.ToLower(c.Name)
+		if seen[lower] {
+			return "", false
+		}
+		seen[lower] = true
+		typ := c.Type
+		if t, ok := in.Types[c.Name]; ok {
+			typ = t
+		}
+		kv[i] = d.String(c.Name) + ": " + d.String(typ)
+	}
+	for c := range in.Types {
+		if !slices.ContainsFunc(s.Columns, func(sc engine.Column) bool { return sc.Name == c }) {
+			return "", false
+		}
+	}
+	opts := "header = true" + d.csvOptions(in.Delim) + ", auto_detect = false, columns = {" + strings.Join(kv, ", ") + "}"
+	switch s.NewLine {
+	case `\n`, `\r\n`, `\r`:
+		opts += ", new_line = " + d.String(s.NewLine)
+	}
+	opts += ", comment = " + d.String(s.Comment)
+	if s.DateFormat != "" {
+		opts += ", dateformat = " + d.String(s.DateFormat)
+	}
+	if s.TimestampFormat != "" {
+		opts += ", timestampformat = " + d.String(s.TimestampFormat)
+	}
+	return opts, true
 }
 
 // StageQuery materializes a query's result.

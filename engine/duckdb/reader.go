@@ -78,6 +78,9 @@ type CSVSniff struct {
 	Delimiter, Quote, Escape    string
 	SkipRows                    int64
 	DateFormat, TimestampFormat string
+	// NewLine and Comment, set by SniffColumns only, are the line ending
+	// (as text: `\n`, `\r\n`) and the comment prefix ("" for none).
+	NewLine, Comment string
 }
 
 // SniffCSV sniffs a CSV file, with the delimiter given as the readers are
@@ -105,9 +108,9 @@ func SniffColumns(ctx context.Context, q engine.Querier, in engine.FileInput) (c
 	}
 	d := Dialect{}
 	var names, types any
-	var dateFmt, tsFmt sql.NullString
-	err := q.QueryRowContext(ctx, "SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat FROM sniff_csv("+
-		d.String(in.Paths[0])+", "+d.csvReadOptions(in)+")").Scan(&names, &types, &dateFmt, &tsFmt)
+	var dateFmt, tsFmt, newLine, comment sql.NullString
+	err := q.QueryRowContext(ctx, "SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat, NewLineDelimiter, Comment FROM sniff_csv("+
+		d.String(in.Paths[0])+", "+d.csvReadOptions(in)+")").Scan(&names, &types, &dateFmt, &tsFmt, &newLine, &comment)
 	n, okN := names.([]any)
 	t, okT := types.([]any)
 	if err != nil || !okN || !okT || len(n) != len(t) || len(n) == 0 {
@@ -122,6 +125,10 @@ func SniffColumns(ctx context.Context, q engine.Querier, in engine.FileInput) (c
 		cols = append(cols, engine.Column{Name: name, Type: typ})
 	}
 	s.DateFormat, s.TimestampFormat = dateFmt.String, tsFmt.String
+	s.NewLine, s.Comment = newLine.String, comment.String
+	if s.Comment == "(empty)" {
+		s.Comment = ""
+	}
 	return cols, s, true
 }
 

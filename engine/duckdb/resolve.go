@@ -84,6 +84,8 @@ func ResolveDescribed(ctx context.Context, q engine.Querier, in engine.FileInput
 	if cols == nil {
 		if c, s, ok := SniffColumns(ctx, q, in); ok {
 			cols, sniffed = c, &s
+			in.Sniffed = &engine.CSVRead{Columns: slices.Clone(c), DateFormat: s.DateFormat, TimestampFormat: s.TimestampFormat,
+				NewLine: s.NewLine, Comment: s.Comment}
 		}
 	}
 	if cols == nil {

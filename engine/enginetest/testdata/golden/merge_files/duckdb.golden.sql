@@ -8,11 +8,11 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
-SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat FROM sniff_csv('$DIR/in/2026-11-28.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
+SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat, NewLineDelimiter, Comment FROM sniff_csv('$DIR/in/2026-11-28.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
 
 -- load $DIR/in/2026-11-28.csv into "idem_stage" by the next statement: the database reads the files itself;
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'order_id': 'BIGINT', 'updated_at': 'TIMESTAMP'});
+CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026-11-28.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, auto_detect = false, columns = {'order_id': 'BIGINT', 'status': 'VARCHAR', 'updated_at': 'TIMESTAMP', 'is_deleted': 'BOOLEAN'}, new_line = '\n', comment = '');
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

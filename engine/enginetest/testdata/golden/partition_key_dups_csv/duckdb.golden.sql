@@ -8,7 +8,7 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
-SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat FROM sniff_csv('$DIR/in/orders.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat, NewLineDelimiter, Comment FROM sniff_csv('$DIR/in/orders.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
 
 SELECT count(*) FILTER (WHERE NOT regexp_full_match("amount", '\s*[+-]?[0-9]+\s*')) FROM (SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, all_varchar = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0) LIMIT 20480);
 
@@ -16,7 +16,7 @@ SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AN
 
 -- load $DIR/in/orders.csv into "orders" by the next statement: the database reads the files itself, straight into the new table;
 
-CREATE TABLE "orders" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+CREATE TABLE "orders" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, auto_detect = false, columns = {'order_id': 'BIGINT', 'customer_id': 'BIGINT', 'order_date': 'DATE', 'status': 'VARCHAR', 'amount': 'DOUBLE', 'updated_at': 'TIMESTAMP'}, new_line = '\n', comment = '', dateformat = '%Y-%m-%d');
 
 SELECT count(*) FROM "orders";
 
