@@ -33,6 +33,7 @@ var badInput2Cases = []testCase{
 	{"OverflowNamedByLine", testOverflow},
 	{"UnparsableDateNamedByLine", testBadDate},
 	{"JSONLLineNotJSON", testJSONLNotJSON},
+	{"JSONLKeyPastSampleRefused", testJSONLLateKey},
 	{"ParquetTruncatedOrFake", testBadParquet},
 	{"GzipCSVLoads", testGzipCSV},
 	{"HostileNamesQuotedNeverInjected", testHostileNames},
@@ -227,6 +228,26 @@ func testJSONLNotJSON(t *testing.T, h Harness) {
 		"declare the column's type under columns:")
 	p = e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","id":2}`+"\n")
 	e.requireRefused(j, "2024-05-01", 1, p+` line 1: the object names key "id" twice`)
+}
+
+// testJSONLLateKey: a key first seen past the reader's sample is refused,
+// also where a fraction past it makes the reader take the columns as given
+// (a read that drops unknown keys: it loaded with exit 0 and no column x).
+func testJSONLLateKey(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/x.jsonl", `{"id":1,"day":"2024-05-01","v":1.5}`+"\n")
+	j := e.Job(strings.Replace(plainJob, "in/x.csv", "in/x.jsonl", 1) + "columns:\n  day: DATE\n")
+	e.MustRun(j, "2024-05-01")
+	var late strings.Builder
+	for _, v := range []string{"5", "5.7"} {
+		late.Reset()
+		for i := range beyondSample {
+			fmt.Fprintf(&late, `{"id":%d,"day":"2024-05-01","v":%d}`+"\n", i, i)
+		}
+		late.WriteString(`{"id":1,"day":"2024-05-01","v":` + v + `,"x":"late"}` + "\n")
+		p := e.Write("in/x.jsonl", late.String())
+		e.requireRefused(j, "2024-05-01", 1, p, `"x"`)
+	}
 }
 
 // writeParquet writes csvText as a Parquet file with an embedded DuckDB.
