@@ -79,7 +79,11 @@ func holdLock(t *testing.T, path string) {
 
 // TestMain is also holdLock's child: with IDEM_HOLD_LOCK set, it locks
 // the file as DuckDB does and keeps the lock until its stdin closes.
+// With IDEM_COMMIT_CHILD set, it is commitChild instead.
 func TestMain(m *testing.M) {
+	if path := os.Getenv("IDEM_COMMIT_CHILD"); path != "" {
+		os.Exit(commitChild(path))
+	}
 	path := os.Getenv("IDEM_HOLD_LOCK")
 	if path == "" {
 		os.Exit(m.Run())
