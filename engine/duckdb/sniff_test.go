@@ -21,10 +21,7 @@ import (
 // past the sample show, it gives DESCRIBE's columns and the formats of a
 // sniff_csv, or declines (and the read is described).
 func TestSniffColumnsIsDescribe(t *testing.T) {
-	db, err := sql.Open("duckdb", "")
-	require.NoError(t, err)
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	db := memDB(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	for name, content := range sniffFiles() {
@@ -62,10 +59,7 @@ func TestSniffColumnsIsDescribe(t *testing.T) {
 // read would: the same columns, types and values, or an error where that
 // read fails, for every file here and with declared or resolved types.
 func TestSniffedReadIsAutoDetect(t *testing.T) {
-	db, err := sql.Open("duckdb", "")
-	require.NoError(t, err)
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	db := memDB(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	read := func(in engine.FileInput) ([]engine.Column, []string, error) {
@@ -174,4 +168,14 @@ func sniffFiles() map[string]string {
 		files[fmt.Sprintf("late%d", i)] = b.String()
 	}
 	return files
+}
+
+// memDB is an in-memory DuckDB on one connection, closed with the test.
+func memDB(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	return db
 }
