@@ -709,6 +709,15 @@ type MemorySizer interface {
 	SizeMemory(ctx context.Context, q Querier, merge bool) error
 }
 
+// CommitSizer is an optional DB ability, found by type assertion: an engine
+// whose commit must be made another way when it is large (DuckDB: as a
+// checkpoint instead of a log entry) is told, on q, just before the data
+// transaction commits, about how many rows the run wrote (its input rows
+// and the rows it deleted: more, never fewer).
+type CommitSizer interface {
+	SizeCommit(ctx context.Context, q Querier, rows int64) error
+}
+
 // Scratch makes and removes whole tables for `idem verify`.
 type Scratch interface {
 	// SchemaExists selects the number of schemas named schema (0 or 1);

@@ -64,6 +64,9 @@ func (r *run) exchange(ctx context.Context, data []step) (err error) {
 	}
 	r.crash(CrashBeforeCommit)
 	r.s.mark(KindCommit, "COMMIT")
+	if err := r.sizeCommit(ctx); err != nil {
+		return err
+	}
 	if err := r.tx.Commit(); err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}

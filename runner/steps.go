@@ -372,11 +372,30 @@ func (r *run) commit() error {
 		r.tx.Rollback()
 		return r.ctx.Err()
 	}
+	if err := r.sizeCommit(r.ctx); err != nil {
+		return err
+	}
 	if err := r.tx.Commit(); err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
 	r.crash(CrashAfterCommit)
 	r.res.Action = ActionLoaded
+	return nil
+}
+
+// sizeCommit tells an engine.CommitSizer how large the commit is about to
+// be.
+func (r *run) sizeCommit(ctx context.Context) error {
+	cs, ok := r.db.(engine.CommitSizer)
+	if !ok {
+		return nil
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := cs.SizeCommit(ctx, r.tx, r.res.RowsIn+r.res.Deleted); err != nil {
+		return fmt.Errorf("sizing the commit: %w", err)
+	}
 	return nil
 }
 

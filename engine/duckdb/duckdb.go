@@ -148,7 +148,7 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	for _, q := range []string{
+	settings := []string{
 		// DuckDB runs inside idem: by default it may take 80% of the host's
 		// memory for its buffers, and keeps every block a run has read
 		// cached up to that, so a merge into a 10M-row table held 1.1 GB.
@@ -163,15 +163,12 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		// zoneless text becomes a TIMESTAMPTZ and how a TIMESTAMPTZ casts to
 		// a TIMESTAMP, so a row's partition would depend on the host.
 		"SET TimeZone = 'UTC'",
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			conn.Close()
-			sqlDB.Close()
-			return nil, err
-		}
 	}
 	if !readOnly {
-		if err := commitByCheckpoint(ctx, conn); err != nil {
+		settings = append(settings, commitByCheckpoint...)
+	}
+	for _, q := range settings {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			conn.Close()
 			sqlDB.Close()
 			return nil, err
@@ -180,35 +177,40 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
 }
 
-// commitByCheckpoint makes a large commit on conn's database a checkpoint
-// instead of a write-ahead log entry. DuckDB 1.5.6 writes the row groups
-// a transaction appends ahead of its commit and logs only where they are;
-// when a kill cuts that log short, the replay rolls back the transaction's
-// deletes but keeps its appended row groups. A merge of 1M rows into 1M
-// (500k replaced), killed while COMMIT wrote its log, reopened with 2M rows
-// (5-10 of 70 kills around the commit; TestCommitKilledMidwayIsAtomic,
-// TestRandomKills/duckdb/merge in CI). A checkpoint becomes visible by one
-// header write, so a kill leaves the old contents or the new.
+// commitByCheckpoint: a commit that checkpoints skips the write-ahead log
+// (SizeCommit says which commits checkpoint).
+var commitByCheckpoint = []string{"SET auto_checkpoint_skip_wal_threshold = 0"}
+
+// rowGroupRows is DuckDB's row group: a transaction that appends more
+// writes its row groups ahead of the commit.
+const rowGroupRows = 122_880
+
+var _ engine.CommitSizer = (*DB)(nil)
+
+// SizeCommit makes a commit of a run that wrote a row group or more a
+// checkpoint instead of a write-ahead log entry. DuckDB 1.5.6 writes the
+// row groups a transaction appends ahead of its commit and logs only where
+// they are; when a kill cuts that log short, the replay rolls back the
+// transaction's deletes but keeps its appended row groups. A merge of 1M
+// rows into 1M (500k replaced), killed while COMMIT wrote its log, reopened
+// with 2M rows (5-10 of 70 kills around the commit;
+// TestCommitKilledMidwayIsAtomic, TestRandomKills/duckdb/merge in CI). A
+// checkpoint becomes visible by one header write, so a kill leaves the old
+// contents or the new.
 //
-// A commit checkpoints when DuckDB's estimate of it (appended rows times
-// their row's width, deletes, index memory) reaches the threshold, and then
-// skips the log. A row group written ahead is 122,880 rows, at least 480
-// KB for any row of 4 bytes or more (a DATE, an INTEGER, a VARCHAR); a
-// small run's commit is estimated at 256-448 KB (measured: the backfill
-// below ran at its old speed from that threshold up), and a checkpoint on each of those made a 365-day
-// backfill of tiny partitions 2.5 times slower (87 against 35 ms a
-// partition), so they still go through the log, which replays them whole
-// or not at all.
-func commitByCheckpoint(ctx context.Context, conn *sql.Conn) error {
-	for _, q := range []string{
-		"SET checkpoint_threshold = '448KB'",
-		"SET auto_checkpoint_skip_wal_threshold = 0",
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return err
-		}
+// DuckDB's own size estimate cannot choose: it leaves out row groups
+// written ahead (1M appended DATEs were logged under a 1 KB threshold,
+// TestLargeCommitSkipsTheLog), and counts a tiny run's commit at 256-448
+// KB. Smaller commits keep the log, which replays them whole or not at
+// all: with every commit a checkpoint, a 365-day backfill of tiny
+// partitions took 87 ms a partition instead of 35 (BenchmarkBackfill365).
+func (*DB) SizeCommit(ctx context.Context, q engine.Querier, rows int64) error {
+	threshold := "16MB" // DuckDB's default
+	if rows >= rowGroupRows {
+		threshold = "0KB"
 	}
-	return nil
+	_, err := q.ExecContext(ctx, "SET checkpoint_threshold = "+Dialect{}.String(threshold))
+	return err
 }
 
 // memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB

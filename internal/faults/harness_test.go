@@ -2,10 +2,12 @@ package faults_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,4 +129,37 @@ func TestHarnessDetectsLeftovers(t *testing.T) {
 	defer drop2()
 	err := f.converge(t, u2, "old")
 	require.ErrorContains(t, err, "idem-chdb-1")
+}
+
+// A DuckDB run that wrote a row group or more commits as a checkpoint: a
+// run killed just after its COMMIT leaves no write-ahead log behind (the
+// runner told the engine the commit's size), where a small run's commit
+// is in the log (engine/duckdb's SizeCommit says why).
+func TestDuckDBLargeCommitIsACheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; not with -short")
+	}
+	tgt := duckTarget{dir: t.TempDir()}
+	for _, c := range []struct {
+		rows   int
+		logged bool
+	}{{200_000, false}, {2_000, true}} {
+		for _, strategy := range []string{"partition", "merge"} {
+			t.Run(fmt.Sprintf("%s/%d", strategy, c.rows), func(t *testing.T) {
+				f := newFixture(t, tgt, strategy, c.rows)
+				u, drop := tgt.copyOf(t, f.base, fmt.Sprintf("%s_%d_commit", strategy, c.rows))
+				defer drop()
+				cmd := idemCmd(t, u, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json")
+				cmd.Env = append(cmd.Env, "IDEM_CRASH_AT="+runner.CrashAfterCommit)
+				p := finish(cmd)
+				require.NotEqual(t, 0, p.code, "the crash point ends the run: %s", p.stderr)
+				fi, err := os.Stat(strings.TrimPrefix(u, "duckdb:") + ".wal")
+				logged := err == nil && fi.Size() > 0
+				require.Equal(t, c.logged, logged, "a write-ahead log after the commit")
+				was, err := f.which(t, u)
+				require.NoError(t, err)
+				require.Equal(t, "new", was)
+			})
+		}
+	}
 }
