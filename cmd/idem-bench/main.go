@@ -11,9 +11,11 @@ import (
 	"syscall"
 
 	"github.com/idemdata/idem/internal/benchcli"
+	"github.com/idemdata/idem/internal/peakrss"
 )
 
 func main() {
+	peakrss.Serve() // when this process is the copy measuring a run
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := benchcli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

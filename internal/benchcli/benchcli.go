@@ -20,11 +20,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/idemdata/idem/engine/bench"
+	"github.com/idemdata/idem/internal/peakrss"
 )
 
 // Row is one line of the table.
@@ -200,18 +200,13 @@ type sample struct {
 	stdout []byte
 }
 
-// measure runs cmd and reads its wall time and peak resident memory.
-func measure(cmd *exec.Cmd) (sample, error) {
+// measure runs cmd and reads its wall time and its own peak resident
+// memory (peakrss: os/exec's figure would be this process's when larger).
+func measure(ctx context.Context, cmd *exec.Cmd) (sample, error) {
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	s := sample{secs: time.Since(start).Seconds(), stdout: []byte(out.String())}
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			s.rssKiB = ru.Maxrss // KiB on Linux
-		}
-	}
+	ps, err := peakrss.Run(ctx, cmd)
+	s := sample{secs: ps.Secs, rssKiB: ps.KiB, stdout: []byte(out.String())}
 	if err != nil {
 		return s, fmt.Errorf("%s: %w\n%s%s", strings.Join(cmd.Args[:min(3, len(cmd.Args))], " "), err, out.String(), errb.String())
 	}

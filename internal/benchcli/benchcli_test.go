@@ -13,11 +13,14 @@ import (
 
 	"github.com/idemdata/idem/engine/clickhouse"
 	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/internal/peakrss"
 )
 
 // TestMain lets this test binary stand in for idem-bench's baseline
-// subprocess: run re-executes os.Executable() with "baseline".
+// subprocess (run re-executes os.Executable() with "baseline") and for
+// peakrss's measuring copy.
 func TestMain(m *testing.M) {
+	peakrss.Serve() // measure's copy of this binary
 	if len(os.Args) > 1 && os.Args[1] == "baseline" {
 		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -209,7 +209,7 @@ func (v *env) runIdem(ctx context.Context, jobPath string, force bool, check fun
 	if err := v.quiet(ctx); err != nil {
 		return sample{}, err
 	}
-	s, err := measure(exec.CommandContext(ctx, v.idem, args...))
+	s, err := measure(ctx, exec.Command(v.idem, args...))
 	if err != nil {
 		return s, err
 	}
@@ -234,7 +234,7 @@ func (v *env) runBaseline(ctx context.Context, op bench.Op, want int64) (sample,
 	if err := v.quiet(ctx); err != nil {
 		return sample{}, err
 	}
-	s, err := measure(exec.CommandContext(ctx, v.self, "baseline", string(spec)))
+	s, err := measure(ctx, exec.Command(v.self, "baseline", string(spec)))
 	if err != nil {
 		return s, err
 	}
