@@ -57,9 +57,7 @@ func serve(name string, args []string) int {
 		fmt.Fprintln(os.Stderr, "peakrss:", err)
 		return 127
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.KiB = int64(ru.Maxrss) // KiB on Linux
-	}
+	s.KiB = peakKiB(cmd.ProcessState)
 	s.Code = cmd.ProcessState.ExitCode()
 	if err := json.NewEncoder(report).Encode(s); err != nil {
 		fmt.Fprintln(os.Stderr, "peakrss: reporting:", err)
