@@ -390,9 +390,6 @@ func (r *run) sizeCommit(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if err := cs.SizeCommit(ctx, r.tx, r.res.RowsIn+r.res.Deleted); err != nil {
 		return fmt.Errorf("sizing the commit: %w", err)
 	}
