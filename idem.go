@@ -16,10 +16,6 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine"
-	_ "github.com/idemdata/idem/engine/clickhouse" // registers chdb: (libchdb.so is loaded at open)
-	_ "github.com/idemdata/idem/engine/duckdb"     // registers duckdb:
-	_ "github.com/idemdata/idem/engine/mysql"      // registers mysql://
-	_ "github.com/idemdata/idem/engine/postgres"   // registers postgres:// and postgresql://
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/lint"
 	"github.com/idemdata/idem/runner"
@@ -51,7 +47,6 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	if err := lint.Err(j); err != nil {
 		return nil, err
 	}
-	defer warm(j, opts)()
 	db, err := openForRun(ctx, j, opts)
 	if err != nil {
 		return nil, err
@@ -70,25 +65,6 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	// target. Only an engine that creates files at Open has this.
 	closeTarget(ctx, db)
 	return results, err
-}
-
-// warm starts the target engine's warm-up (engine.Driver.Warm) for the
-// first partition's input files, to overlap opening the target; the
-// returned func ends it.
-func warm(j *Job, opts Options) (stop func()) {
-	t, err := job.ParseTargetURL(j.Target.URL)
-	if err != nil || t.Driver.Warm == nil {
-		return func() {}
-	}
-	ws, err := j.Windows(opts.Date)
-	if err != nil || len(ws) == 0 {
-		return func() {}
-	}
-	in, ok := runner.Input(j, ws[0])
-	if !ok {
-		return func() {}
-	}
-	return t.Driver.Warm(in)
 }
 
 // openForRun opens a job's target for a run, a plan or a verify of

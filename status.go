@@ -150,3 +150,80 @@ func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.D
 	}
 	return s, nil
 }
+
+// RunRecord is one committed run of a partition, from idem_runs.
+type RunRecord struct {
+	Partition string `json:"partition"`
+	// Seq orders a partition's runs: 1 for its first.
+	Seq              int64  `json:"seq"`
+	RunID            string `json:"run_id"`
+	InputFingerprint string `json:"input_fingerprint"`
+	DefinitionHash   string `json:"definition_hash"`
+	Strategy         string `json:"strategy"`
+	RowsIn           int64  `json:"rows_in"`
+	RowsDeduped      int64  `json:"rows_deduped"`
+	RowsOutOfWindow  int64  `json:"rows_out_of_window"`
+	Inserted         int64  `json:"inserted"`
+	Updated          int64  `json:"updated"`
+	Deleted          int64  `json:"deleted"`
+	DeletedAbsent    int64  `json:"deleted_absent"`
+	SkippedOlder     int64  `json:"skipped_older"`
+	RowCount         int64  `json:"row_count"`
+	Checksum         string `json:"checksum"`
+	PartitionClosed  bool   `json:"partition_closed"`
+	StartedAt        string `json:"started_at"`
+	FinishedAt       string `json:"finished_at"`
+	IdemVersion      string `json:"idem_version"`
+	// Latest is the partition's last run: the one its rows come from.
+	Latest bool `json:"latest"`
+}
+
+// History is every committed run of a job's partitions in a range.
+type History struct {
+	Job      string
+	From, To string // as given ("" for every partition)
+	Runs     []RunRecord
+}
+
+// ReadHistory reads every committed run of j's partitions from..to, both
+// included (every partition when both are ""), from idem_runs, in
+// partition order and, within one, in the order they committed. Like
+// ReadStatus it opens the target read-only.
+func ReadHistory(ctx context.Context, j *Job, from, to string, lockTimeout time.Duration) (*History, error) {
+	h := &History{Job: j.Name, From: from, To: to}
+	var first, last string
+	if from != "" || to != "" {
+		windows, err := j.Range(from, to)
+		if err != nil {
+			return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
+		}
+		first, last = windows[0].Label, windows[len(windows)-1].Label
+	}
+	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // no database file: nothing loaded
+		return h, nil
+	case err != nil:
+		return nil, err
+	}
+	defer db.Close()
+	runs, err := ledger.History(ctx, db.Conn(), db, j.Name)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range runs {
+		if first != "" && (e.Partition < first || e.Partition > last) { // labels sort as their times
+			continue
+		}
+		h.Runs = append(h.Runs, RunRecord{
+			Partition: e.Partition, Seq: e.Seq, RunID: e.RunID, InputFingerprint: e.InputFingerprint,
+			DefinitionHash: e.DefinitionHash, Strategy: e.Strategy, RowsIn: e.RowsIn, RowsDeduped: e.RowsDeduped,
+			RowsOutOfWindow: e.RowsOutOfWindow, Inserted: e.Inserted, Updated: e.Updated, Deleted: e.Deleted,
+			DeletedAbsent: e.DeletedAbsent, SkippedOlder: e.SkippedOlder, RowCount: e.RowCount, Checksum: e.Checksum,
+			PartitionClosed: e.PartitionClosed, StartedAt: e.StartedAt.UTC().Format(time.RFC3339),
+			FinishedAt: e.FinishedAt.UTC().Format(time.RFC3339), IdemVersion: e.IdemVersion,
+			Latest: i == len(runs)-1 || runs[i+1].Partition != e.Partition,
+		})
+	}
+	return h, nil
+}

@@ -13,6 +13,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/idemdata/idem/input"
 )
 
 // TimeKind is how a time value is typed in SQL.
@@ -39,57 +41,6 @@ type Table struct {
 // Column is a column's name and its type as the engine spells it.
 type Column struct {
 	Name, Type string
-}
-
-// FileInput is a list of files of one format to stage.
-type FileInput struct {
-	Paths  []string
-	Format string            // csv | jsonl | parquet
-	Types  map[string]string // explicit column types by name
-	// Delim is a CSV file's delimiter, read from its header; quotes and
-	// escapes are the standard double quote.
-	Delim string
-	// Target is the table the staged rows go to (it may not exist yet). A
-	// loader may convert staged columns to the target's types, as an
-	// INSERT into it would.
-	Target Table
-	// Exact names the key and version columns: they must never be read
-	// as floating point, where distinct values round to one.
-	Exact []string
-	// Columns, when a FileResolver sets it, is every column in order with
-	// the type to read it as: for readers that take no per-column
-	// override (JSON) and would otherwise cast what they inferred.
-	Columns []Column
-	// Sniffed, when a FileResolver sets it, is how its sniff of a one-file
-	// CSV input reads it (see CSVRead): the reader then reads with it
-	// instead of sniffing the file again, so the load sees the columns and
-	// formats the resolver's checks saw.
-	Sniffed *CSVRead
-	// Record, when set, sees what a FileLoader runs on the target, in
-	// order: first a LoadNote saying how the rows travel, then each SQL
-	// statement. Runs record it, and `idem plan` prints it.
-	Record func(string)
-	// BuildDDL, set by the runner for BuildLoader.LoadFilesBuilt on a
-	// PartitionExchanger, gives the statements that create the built
-	// table from the staging table (empty, as the loader made it):
-	// partitioned by the job's grain, as the runner would create it.
-	// ErrNotBuilt from it: the input is staged instead.
-	BuildDDL func(ctx context.Context) ([]string, error)
-	// Indexes, set by the runner for TxLoader.LoadFilesInto, create the
-	// new table's indexes: run between creating it and loading it, they
-	// are kept up as rows arrive, where building them afterwards reads
-	// the whole table again.
-	Indexes []string
-}
-
-// CSVRead is what a sniff of a CSV file decided: every column in order
-// with its type (before FileInput.Types), the date and timestamp formats,
-// the line ending and the comment prefix, as DuckDB's sniff_csv names them
-// ("" for none).
-type CSVRead struct {
-	Columns                     []Column
-	DateFormat, TimestampFormat string
-	NewLine, Comment            string
 }
 
 // Dialect is the lexical part of an engine's SQL: quoting, literals, and
@@ -119,6 +70,17 @@ type Types interface {
 	// content (de-duplication ties, merge ties): text bytewise, whatever the
 	// database's collation, and types without an order as their text.
 	ContentKey(expr, sqlType string) string
+	// ColumnType is the engine's type for a column the reader typed t:
+	// one that holds every value of t exactly.
+	ColumnType(t input.Type) string
+	// ReaderType is the reader's type for values written into an existing
+	// column of sqlType (as Catalog.ColumnTypes spells it): each value must
+	// be one of it, exactly. ok is false for a type idem cannot write
+	// exactly (the load is refused, naming the column).
+	ReaderType(sqlType string) (t input.Type, ok bool)
+	// Limits are the ranges of dates and times the engine's types hold,
+	// where they are narrower than the reader's (nil: none).
+	Limits() *input.Limits
 }
 
 // Comparer is what the row order (RowOrder, the merge's guard) is spelled
@@ -137,7 +99,6 @@ type SQL struct {
 	Dialect
 	Types   Types
 	Stage   Stager
-	Files   FileStager // nil when the engine loads files itself (FileLoader)
 	Catalog Catalog
 	Check   Checksummer
 	Merge   Merger
@@ -163,19 +124,20 @@ type Stager interface {
 	// the whole row. cols carry their types so an engine can compare text
 	// bytewise, whatever the database's collation.
 	Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []Column) string
+	// CreateStage creates temporary table stage, empty, with cols (their
+	// types as the engine spells them), for the reader's rows.
+	CreateStage(stage string, cols []Column) []string
 	// CreateTableFrom creates target with stage's columns (and no rows),
 	// plus a loadedAt column when given.
 	CreateTableFrom(target Table, stage, loadedAt string) []string
+	// MarkJSON records that columns of t (just created or added) hold
+	// JSON, where the engine's type alone does not say so (MariaDB loses
+	// the JSON check in CREATE TABLE … AS; ClickHouse keeps JSON as a
+	// String): the reader reads later loads into them as JSON.
+	MarkJSON(t Table, cols []string) []string
 	// AddColumn adds stage's column c to target, nullable, with its staged
 	// type.
 	AddColumn(target Table, stage string, c Column) string
-}
-
-// FileStager is an engine that reads input files in SQL (DuckDB's
-// read_csv); an engine without one loads files itself (FileLoader).
-type FileStager interface {
-	// StageFiles creates temporary table stage from the input files.
-	StageFiles(stage string, in FileInput) (string, error)
 }
 
 // Catalog asks the database about tables.
@@ -185,6 +147,9 @@ type Catalog interface {
 	// GeneratedColumns selects the names of target columns whose values
 	// the database generates (identity, serial, uuid defaults).
 	GeneratedColumns(t Table) (string, []any)
+	// ColumnTypes selects each column of t with its full type (precision,
+	// scale and length included), in column order: (name, type) rows.
+	ColumnTypes(t Table) (string, []any)
 }
 
 // Checksummer checksums rows.
@@ -234,12 +199,23 @@ type Inspector interface {
 	// Sample selects up to n rows of cols (names) of table where cond
 	// holds, as text, in the order of that text.
 	Sample(table string, cols []string, cond string, n int) string
+	// Head selects up to n rows of cols of table where cond holds ("" for
+	// every row), each value as text (NULL as NULL), ordered by order
+	// (ORDER BY items, as ShowOrder builds them): `idem show`. The table
+	// is read under the alias ShowAlias, which order's items name columns
+	// by: a bare name could mean the select list's text of the column.
+	Head(table string, cols []Column, cond string, order []string, n int) string
 	// GroupCount selects each value of expr over table where cond holds
 	// ("" for every row), with its number of rows, in the order of expr.
 	GroupCount(table, expr, cond string) string
 	// Tally selects each value of column col (a name) of table with its
 	// number of rows.
 	Tally(table, col string) string
+	// RepeatedKey selects the first value of the columns key (names) that
+	// table holds in more than one row, its columns then that number,
+	// among the values temporary table src (a name) holds; src "" for
+	// any value.
+	RepeatedKey(table, src string, key []string) string
 }
 
 // Writer writes a partition.
@@ -334,6 +310,9 @@ type Merger interface {
 	// Tombstones creates m.Tombstones if it does not exist: the target's
 	// columns, and a primary key or unique index on the key.
 	Tombstones(m MergeSpec) []string
+	// TombstoneColumn adds the target's column c (as read from it) to
+	// m.Tombstones, with the type it has in the target.
+	TombstoneColumn(m MergeSpec, c Column) string
 	// MergePlan creates temporary table plan: every row of src with an
 	// action column (named by the last argument) saying what the merge will
 	// do with it (one of the Merge* actions).
@@ -371,6 +350,7 @@ type Querier interface {
 // DB is one open target: its SQL and one pinned connection, on which
 // temporary tables live.
 type DB interface {
+	RowLoader
 	SQL() *SQL
 	// Conn runs statements outside a transaction, on the pinned connection.
 	Conn() Querier
@@ -382,6 +362,9 @@ type DB interface {
 	Lock(ctx context.Context, tx *sql.Tx, scope LockScope, timeout time.Duration) (release func(), err error)
 	// Names says where things live in this database.
 	Names() Names
+	// Capabilities is what the engine can do beyond this interface
+	// (Declare builds it).
+	Capabilities() Capabilities
 	Close() error
 }
 
@@ -412,58 +395,21 @@ func (s LockScope) String() string {
 	return t + " partition " + s.Partition
 }
 
-// FileLoader is an optional DB ability, found by type assertion: the engine
-// loads input files into a new temporary table stage itself (PostgreSQL's
-// COPY, MySQL's LOAD DATA), instead of reading them in SQL with StageFiles.
-// It reports what it runs through in.Record.
-type FileLoader interface {
-	LoadFiles(ctx context.Context, tx *sql.Tx, stage string, in FileInput) error
+// RowLoader is how an engine receives the input's rows, which the reader
+// (package input) has read and typed: no value is parsed by the database.
+// LoadRows appends every row rows yields to table t, which exists with
+// exactly cols (in order, their types as the engine spells them: a staging
+// table, a new target, or a table built to replace one), on q (the run's
+// transaction or connection), and returns how many it appended. rec sees
+// each statement it runs, for plans. A value the column cannot take is the
+// engine's error (the reader has checked every value against the column's
+// type and the engine's Limits, so it is a bug or a changed target).
+type RowLoader interface {
+	LoadRows(ctx context.Context, q Querier, t Table, cols []Column, rows *input.Reader, rec func(string)) (int64, error)
+	// LoadPath says how the rows travel, for plans: "COPY FROM STDIN
+	// (binary)".
+	LoadPath() string
 }
-
-// BuildLoader is an optional ability of a Swapper's FileLoader: a first
-// load of a partition job without key (the target does not exist) loads
-// its input straight into the table it builds to replace the target,
-// instead of into staging and then copying it there: the rows are written
-// once. LoadFilesBuilt creates temporary table stage with the input's
-// columns and no rows (so the staged columns read as LoadFiles's), creates
-// built from it as Stager.CreateTableFrom does, and loads the rows into
-// built, returning how many it loaded. The runner then checks the rows in
-// built, deletes those outside the partition, and swaps it in.
-// When built's schema does not exist, it does nothing and returns
-// ErrNoBuildSchema: creating the schema before the input is checked would
-// change the database for an input that may be refused, so the runner
-// stages the input as usual.
-type BuildLoader interface {
-	LoadFilesBuilt(ctx context.Context, stage string, built Table, in FileInput) (int64, error)
-}
-
-// TxLoader is an optional ability of an engine whose DDL is transactional
-// (no Swapper), asked for before FileLoader and Stager: a first load of a
-// partition job (with or without key; no loaded_at) creates the target
-// itself in the run's transaction and loads the input
-// straight into it, instead of into staging and then copying it there: the
-// rows are written once. LoadFilesInto creates temporary table stage with
-// the input's columns and no rows (so the staged columns read as
-// LoadFiles's), creates into from it as Stager.CreateTableFrom does, loads
-// the rows into it in tx, and returns how many it loaded. The runner then
-// checks the rows in into (NULL and repeated keys too: repeated ones move
-// the rows to stage, which must hold into's columns, and drop into) and
-// deletes those outside the partition; the transaction makes it all or
-// nothing. When into exists by the time the
-// loader holds its creation lock (another partition's first run committed
-// it), or the input has no rows, or the loader cannot load this input so,
-// it changes nothing and returns ErrNotBuilt: the runner stages it as usual.
-type TxLoader interface {
-	LoadFilesInto(ctx context.Context, tx *sql.Tx, stage string, into Table, in FileInput) (int64, error)
-}
-
-// ErrNoBuildSchema: see BuildLoader.
-var ErrNoBuildSchema = errors.New("the built table's schema does not exist yet")
-
-// ErrNotBuilt, from BuildLoader.LoadFilesBuilt, says the loader did not
-// load this input into the built table (it made nothing): the runner
-// stages it as usual.
-var ErrNotBuilt = errors.New("the input is not loaded into the built table")
 
 // SplitChecksummer is an optional DB ability, found by type assertion:
 // Checksummer.Checksum's row count and exact sum over a table's rows
@@ -476,16 +422,6 @@ var ErrNotBuilt = errors.New("the input is not loaded into the built table")
 // each query, in order, before any runs.
 type SplitChecksummer interface {
 	ChecksumSplit(ctx context.Context, table string, cols []Column, where string, rec func(string)) (int64, string, error)
-}
-
-// FileResolver is an optional DB ability, found by type assertion: before
-// StageFiles, the engine reads over every row of every file what a
-// reader's type sniffing sees only in a sample, and returns the input with
-// the types that read every row right, or an error naming the file, line
-// and value that cannot be read faithfully. Its queries run on q, so a run
-// records them.
-type FileResolver interface {
-	ResolveFiles(ctx context.Context, q Querier, in FileInput) (FileInput, error)
 }
 
 // IsFloat reports whether a column type, as any engine spells it, is
@@ -503,20 +439,6 @@ func IsFloat(sqlType string) bool {
 // it to exit 130.
 var ErrInterrupted = errors.New("interrupted; the target is unchanged")
 
-// BadValue is a value of the input an engine's reader refuses, its
-// message naming file, line, column and value: the runner reports it as
-// it is, rather than looking for a fault of its own in the files.
-type BadValue struct {
-	Msg string
-	// File, Line and Column locate it where known (Line 0, Column "" where
-	// not).
-	File   string
-	Line   int
-	Column string
-}
-
-func (b *BadValue) Error() string { return b.Msg }
-
 // ErrUnavailable marks a target that could not be reached (connection
 // refused, a host that does not resolve, a timeout): nothing was tried, and
 // a later attempt may work. The CLI maps it to exit 75.
@@ -528,13 +450,6 @@ var ErrUnavailable = errors.New("the target could not be reached")
 // holds the last committed run's data. The CLI maps it to exit 1, like any
 // failed run: a scheduler's retry reruns it, which converges.
 var ErrConnLost = errors.New("the connection to the target was lost")
-
-// TypeChecker is an optional DB ability: it reports whether a `columns:`
-// type can be used for this target (the database knows it, or the reader
-// that loads files maps it to one it knows).
-type TypeChecker interface {
-	CheckType(ctx context.Context, typ string) error
-}
 
 // ZoneChecker is an optional DB ability of an engine that converts time
 // zones with tables of its own (MySQL's CONVERT_TZ): it reports whether
@@ -687,9 +602,9 @@ type Records interface {
 	// Select selects cols of t (a nullable one read as '') where eq holds,
 	// ordered by orderBy (none for any order).
 	Select(t Table, cols []ColumnDef, eq, orderBy []string) string
-	// DistinctOther selects the distinct values of col in t, in order,
-	// where by equals parameter 1 and col differs from parameter 2.
-	DistinctOther(t Table, col, by string) string
+	// DistinctPairs selects the distinct pairs of columns a and b of t,
+	// in order, where a differs from parameter 1.
+	DistinctPairs(t Table, a, b string) string
 	// MaxSeq selects the greatest seq (0 for none) of t where eq holds.
 	MaxSeq(t Table, seq string, eq []string) string
 	// NextSeq selects the greatest seq plus one (1 for none) of t where eq

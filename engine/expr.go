@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/idemdata/idem/engine/sqltext"
 )
 
 // CheckExpression checks that s, a user's SQL condition (`idem checksum
@@ -15,30 +17,24 @@ import (
 // this one turns an injection into a clear error instead of a second
 // statement).
 //
-// Engines disagree on where a literal ends: whether a backslash escapes a
-// quote (PostgreSQL's E'…' strings, MySQL) and whether $$…$$ quotes
-// (PostgreSQL, DuckDB; not MySQL). s is scanned under every combination and
-// must pass all, so whichever rules the engine uses, it sees no text outside
-// literals that a scan did not check.
-func CheckExpression(s string) error {
+// s is read by r, the engine's rules (LexiconOf, LexiconFor). Where a rule
+// depends on a setting of the server (whether a backslash escapes a quote,
+// whether "…" is a string), s is read every way and must pass each, so
+// that the engine, whatever its settings, sees no text outside literals
+// that was not checked. The first reading also requires every literal and
+// parenthesis closed; under the others, text that looks unclosed at the
+// end was closed under the first, which checked the rest.
+func CheckExpression(s string, r sqltext.Rules) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("is empty: give one SQL condition, like \"status = 'shipped'\"")
 	}
-	for _, m := range []scanMode{{dollar: true}, {}, {backslash: true, dollar: true}, {backslash: true}} {
-		if err := scanExpr(s, m); err != nil {
+	r.Templates = false // {{ is no template here: it is checked like any text
+	for i, rr := range r.ReadingsOf(s) {
+		if err := checkTokens(sqltext.Tokenize(s, rr), rr, i == 0); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// scanMode is one set of rules for where literals end. The first mode
-// scanned (standard SQL with dollar quotes) also requires every literal and
-// parenthesis closed; under the others, text that looks unclosed at the end
-// was closed earlier under the standard rules, which checked the rest.
-type scanMode struct {
-	backslash bool // a backslash escapes the next character in '…' and "…"
-	dollar    bool // $$…$$ and $tag$…$tag$ are literals
 }
 
 // clauseWords cannot appear outside parentheses in a condition: they would
@@ -50,127 +46,58 @@ var clauseWords = map[string]bool{
 	"OFFSET": true, "INTO": true, "RETURNING": true, "WINDOW": true,
 }
 
-// scanExpr walks s outside literals, under the rules of m.
-func scanExpr(s string, m scanMode) error {
-	strict := m == scanMode{dollar: true}
+var errComment = errors.New("contains a comment (--, /*, # or //): it must be one condition, and a comment could hide the rest of the query")
+
+// checkTokens checks one reading of the condition; strict is the first.
+func checkTokens(toks []sqltext.Token, r sqltext.Rules, strict bool) error {
 	depth := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\'' || c == '"':
-			end := closeQuote(s, i, c, m.backslash)
-			if end < 0 {
-				if !strict {
-					return nil
-				}
-				what := "string literal"
-				if c == '"' {
-					what = "quoted identifier"
-				}
-				return fmt.Errorf("has a %s that is not closed", what)
-			}
-			i = end + 1
-			continue
-		case c == '$' && m.dollar:
-			if tag, ok := dollarTag(s[i:]); ok {
-				end := strings.Index(s[i+len(tag):], tag)
-				if end < 0 {
-					if !strict {
-						return nil
-					}
-					return fmt.Errorf("has a %s…%s string that is not closed", tag, tag)
-				}
-				i += 2*len(tag) + end
+	for _, t := range toks {
+		switch t.Kind {
+		case sqltext.Comment:
+			return errComment
+		case sqltext.String, sqltext.QuotedIdent:
+			if !t.Unclosed {
 				continue
 			}
-		case c == ';':
-			return errors.New("contains ';': it must be one condition, not several statements")
-		case c == '-' && strings.HasPrefix(s[i:], "--"), c == '/' && strings.HasPrefix(s[i:], "/*"), c == '#':
-			return errors.New("contains a comment (--, /* or #): it must be one condition, and a comment could hide the rest of the query")
-		case c == '`':
-			return errors.New("contains '`': quote identifiers with double quotes")
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth < 0 {
-				return errors.New("closes a parenthesis it did not open: it must be one condition")
+			if !strict {
+				return nil
 			}
-		case isWordStart(c):
-			j := i
-			for j < len(s) && isWordPart(s[j]) {
-				j++
+			switch {
+			case t.Kind == sqltext.QuotedIdent:
+				return errors.New("has a quoted identifier that is not closed")
+			case strings.HasPrefix(t.Text, "$"):
+				tag := t.Text[:strings.IndexByte(t.Text[1:], '$')+2]
+				return fmt.Errorf("has a %s…%s string that is not closed", tag, tag)
 			}
-			if (s[i:j] == "E" || s[i:j] == "e") && j < len(s) && s[j] == '\'' {
-				// An escape string, E'…': backslashes escape under every rule.
-				end := closeQuote(s, j, '\'', true)
-				if end < 0 {
-					if !strict {
-						return nil
-					}
-					return errors.New("has a string literal that is not closed")
+			return errors.New("has a string literal that is not closed")
+		case sqltext.Punct:
+			switch t.Text {
+			case ";":
+				return errors.New("contains ';': it must be one condition, not several statements")
+			case "#":
+				// Not a comment here (ClickHouse's # before a letter), but
+				// nothing a condition needs where # can start one.
+				if r.Hash {
+					return errComment
 				}
-				i = end + 1
-				continue
+			case "`":
+				return errors.New("contains '`': quote identifiers with double quotes")
+			case "(":
+				depth++
+			case ")":
+				depth--
+				if depth < 0 {
+					return errors.New("closes a parenthesis it did not open: it must be one condition")
+				}
 			}
-			if depth == 0 && clauseWords[strings.ToUpper(s[i:j])] {
-				return fmt.Errorf("has %s outside parentheses: it must be one condition (a subquery goes in parentheses)", strings.ToUpper(s[i:j]))
+		case sqltext.Word:
+			if w := strings.ToUpper(t.Text); depth == 0 && clauseWords[w] {
+				return fmt.Errorf("has %s outside parentheses: it must be one condition (a subquery goes in parentheses)", w)
 			}
-			i = j
-			continue
 		}
-		i++
 	}
 	if depth > 0 && strict {
 		return errors.New("opens a parenthesis it does not close")
 	}
 	return nil
-}
-
-// closeQuote returns the index of the quote closing the literal opened at
-// s[open], or -1. A doubled quote is an escaped one.
-func closeQuote(s string, open int, q byte, backslash bool) int {
-	for i := open + 1; i < len(s); i++ {
-		switch {
-		case backslash && s[i] == '\\':
-			i++
-		case s[i] == q:
-			if i+1 < len(s) && s[i+1] == q {
-				i++
-				continue
-			}
-			return i
-		}
-	}
-	return -1
-}
-
-// dollarTag returns the $tag$ that starts s, if it starts a dollar-quoted
-// string ($$…$$ or $name$…$name$; $1 is a parameter).
-func dollarTag(s string) (string, bool) {
-	if len(s) < 2 {
-		return "", false
-	}
-	if s[1] == '$' {
-		return "$$", true
-	}
-	if !isWordStart(s[1]) {
-		return "", false
-	}
-	j := 1
-	for j < len(s) && isWordPart(s[j]) && s[j] != '$' {
-		j++
-	}
-	if j < len(s) && s[j] == '$' {
-		return s[:j+1], true
-	}
-	return "", false
-}
-
-func isWordStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isWordPart(c byte) bool {
-	return isWordStart(c) || c >= '0' && c <= '9' || c == '$'
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine/sqltext"
 )
 
 func TestCheckExpression(t *testing.T) {
@@ -29,9 +31,10 @@ func TestCheckExpression(t *testing.T) {
 		"über > 1",
 		"x / 2 > 1 AND y - 1 < 0",
 		"-1 < x",
+		"{{ x }} = 1", // no template: checked as text
 	}
 	for _, s := range ok {
-		require.NoError(t, CheckExpression(s), s)
+		require.NoError(t, CheckExpression(s, sqltext.Unknown), s)
 	}
 	bad := map[string]string{
 		"":                                     "is empty",
@@ -40,6 +43,7 @@ func TestCheckExpression(t *testing.T) {
 		"true;":                                "contains ';'",
 		"true -- and the rest":                 "contains a comment",
 		"true /* x */":                         "contains a comment",
+		"true /* x":                            "contains a comment",
 		"true # x":                             "contains a comment",
 		"true) UNION SELECT 1, '2' FROM idem_runs WHERE (true": "closes a parenthesis",
 		"true UNION SELECT count(*), 'x' FROM idem_runs":       "has UNION outside parentheses",
@@ -49,8 +53,9 @@ func TestCheckExpression(t *testing.T) {
 		"(true":           "opens a parenthesis",
 		"note = 'open":    "string literal that is not closed",
 		`"open = 1`:       "quoted identifier that is not closed",
-		"note = $$open":   "string that is not closed",
+		"note = $$open":   "$$…$$ string that is not closed",
 		"`x` = 1":         "contains '`'",
+		"{{ x; }} = 1":    "contains ';'",
 		// Ends differently under backslash escapes: unsafe either way.
 		`note = 'a\'; DROP TABLE idem_runs; --'`:   "contains",
 		`note = E'a\''; DROP TABLE idem_runs; --'`: "contains",
@@ -58,8 +63,60 @@ func TestCheckExpression(t *testing.T) {
 		"note = $$; DROP TABLE idem_runs $$": "contains ';'",
 	}
 	for s, want := range bad {
-		err := CheckExpression(s)
+		err := CheckExpression(s, sqltext.Unknown)
 		require.Error(t, err, s)
 		require.Contains(t, err.Error(), want, s)
 	}
+}
+
+// An engine's rules decide what is a literal and what a comment: the
+// condition is read by them, every way a setting may read it.
+func TestCheckExpressionRules(t *testing.T) {
+	t.Parallel()
+	pg := sqltext.Rules{Backslash: sqltext.NoUnlessSet, EscapeStrings: true, Dollar: sqltext.Yes, NestedComments: true}
+	my := sqltext.Rules{Backslash: sqltext.NoUnlessSet, DoubleQuoted: sqltext.NoUnlessSet, Backtick: true,
+		DashSpace: true, Hash: true, RunComments: true}
+	ch := sqltext.Rules{Backslash: sqltext.Yes, IdentBackslash: true, Backtick: true, Dollar: sqltext.Yes, AnyTag: true,
+		NestedComments: true, Hash: true, HashSpace: true, SlashSlash: true}
+	cases := []struct {
+		r     sqltext.Rules
+		where string
+		want  string // "" passes
+	}{
+		{pg, "a # b = 1", ""}, // PostgreSQL's # is XOR
+		{pg, `note = 'a\'; DROP TABLE t; --'`, "contains"},
+		{pg, "`x` = 1", "contains '`'"},
+		{my, "`order id` = 1", ""},
+		{my, "x = 1--1", ""}, // MySQL's -- needs a space to start a comment
+		{my, "x = 1 -- 1", "contains a comment"},
+		{my, "x = 1 /*! OR 1 */", "contains a comment"},
+		{my, "x = 1 # y", "contains a comment"},
+		{my, `note = "a\"; DROP TABLE t; --"`, "contains"},
+		{my, `note = 'a\'; DROP TABLE t; --'`, "contains"},
+		{my, "note = $$; DROP TABLE t $$", "contains ';'"},
+		{ch, "note = $a b$; x$a b$", ""}, // a heredoc: any tag
+		{ch, "note = $a$; x", "contains ';'"},
+		{ch, `note = 'a\'; b'`, ""},
+		{ch, "`a\\`; b` = 1", ""},
+		{ch, "x // y", "contains a comment"},
+		{ch, "x #y", "contains a comment"},
+		{ch, "x # y", "contains a comment"},
+	}
+	for _, c := range cases {
+		err := CheckExpression(c.where, c.r)
+		if c.want == "" {
+			require.NoError(t, err, c.where)
+			continue
+		}
+		require.Error(t, err, c.where)
+		require.Contains(t, err.Error(), c.want, c.where)
+	}
+}
+
+func TestLexiconFallback(t *testing.T) {
+	t.Parallel()
+	// No engine is registered in this package's tests: the unknown rules.
+	require.Equal(t, sqltext.Unknown, LexiconFor("nosuch://h/db").Rules)
+	require.Equal(t, sqltext.Unknown, LexiconOf(nil).Rules)
+	require.True(t, ReportsFunc("anything"), "with no lexicon registered, any name may be reported")
 }

@@ -68,6 +68,25 @@ func RowOrder(d Comparer, key []string, latestBy, deleteWhen string, cols []Colu
 	return order
 }
 
+// ShowAlias names the table Inspector.Head reads.
+const ShowAlias = "r"
+
+// ShowOrder is the ORDER BY list that shows a table's rows in one order
+// whatever order they were written in, on every engine alike: the key's
+// columns first (none without a key), then every other column, each
+// ascending, NULL last, compared by content (ContentKey: text bytewise).
+// Columns are named through ShowAlias.
+func ShowOrder(s *SQL, key []string, cols []Column) []string {
+	var order []string
+	for _, k := range key {
+		order = append(order, nullsLast(s.Dialect, s.Types.ContentKey(qualify(s.Dialect, ShowAlias, k), colType(cols, k)), false))
+	}
+	for _, c := range contentCols(key, "", cols) {
+		order = append(order, nullsLast(s.Dialect, s.Types.ContentKey(qualify(s.Dialect, ShowAlias, c.Name), c.Type), false))
+	}
+	return order
+}
+
 // precedes is true when row s comes before row t of the same key in the row
 // order (and false when they are equal). It is the lexicographic comparison
 // spelled out, null-safe and linear in the number of columns:

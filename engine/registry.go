@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/idemdata/idem/engine/sqltext"
 )
 
 // Driver is one engine as the rest of idem sees it: how its target URLs are
@@ -25,19 +27,24 @@ type Driver struct {
 	// Example is a complete URL, for the message about a URL without a
 	// location.
 	Example string
+	// CheckURL, when set, checks a server URL as Open will read it, so a
+	// job file with a malformed one is refused before anything is opened.
+	// Its errors wrap dsn.ErrURL and never show the password. Unset, only
+	// the credentials are split off (dsn.ParseServerURL).
+	CheckURL func(url string) error
+	// Lexicon is how the engine reads SQL text (where its strings,
+	// quoted identifiers and comments end) and which of its functions give
+	// a different value on every run: what lint reads a job's query with,
+	// and `idem checksum --where` its condition. Nil: read by
+	// sqltext.Unknown's rules. The engine's Dialect returns the same one
+	// (Lexer).
+	Lexicon *sqltext.Lexicon
 	// ConcurrentWriters: several connections may write one target at once
 	// (a server), so a backfill may run partitions in parallel.
 	ConcurrentWriters bool
 	// Open opens a target. location is the file path as written (resolve
 	// it against o.Dir) or the whole server URL.
 	Open func(ctx context.Context, location string, o OpenOptions) (DB, error)
-	// Warm, when set, starts in the background the first work a load of
-	// in will do before it reaches the target (an embedded reader's look
-	// at the files), so that it overlaps opening the target; stop ends it.
-	// It changes when that work is done, never what a load reads. Worth
-	// it only where Open is slow (embedded chDB loads its library): a run
-	// that turns out to skip the load pays the warm-up's CPU.
-	Warm func(in FileInput) (stop func())
 }
 
 // OpenOptions are what Driver.Open is told besides the location.
@@ -81,6 +88,16 @@ func Lookup(scheme string) (Driver, bool) {
 	defer driversMu.RUnlock()
 	d, ok := drivers[scheme]
 	return d, ok
+}
+
+// registered returns every registered driver, in scheme order.
+func registered() []Driver {
+	var out []Driver
+	for _, s := range Schemes() {
+		d, _ := Lookup(s)
+		out = append(out, d)
+	}
+	return out
 }
 
 // Schemes lists the registered schemes, sorted.

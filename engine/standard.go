@@ -61,6 +61,22 @@ func (s Standard) Sample(table string, cols []string, cond string, n int) string
 	return fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", list, table, where(cond), list, n)
 }
 
+// Head selects the first n rows in order, each value cast to text.
+func (s Standard) Head(table string, cols []Column, cond string, order []string, n int) string {
+	casts := make([]string, len(cols))
+	for i, c := range cols {
+		casts[i] = fmt.Sprintf("CAST(%s AS VARCHAR)", s.D.Ident(c.Name))
+	}
+	return fmt.Sprintf("SELECT %s FROM %s AS %s%s%s LIMIT %d", strings.Join(casts, ", "), table, ShowAlias, where(cond), orderBy(order), n)
+}
+
+func orderBy(order []string) string {
+	if len(order) == 0 {
+		return ""
+	}
+	return " ORDER BY " + strings.Join(order, ", ")
+}
+
 // GroupCount counts the rows with each value of expr.
 func (Standard) GroupCount(table, expr, cond string) string {
 	return fmt.Sprintf("SELECT %s AS p, count(*) FROM %s%s GROUP BY 1 ORDER BY 1", expr, table, where(cond))
@@ -70,6 +86,16 @@ func (Standard) GroupCount(table, expr, cond string) string {
 func (s Standard) Tally(table, col string) string {
 	c := s.D.Ident(col)
 	return fmt.Sprintf("SELECT %s, count(*) FROM %s GROUP BY %s", c, table, c)
+}
+
+// RepeatedKey selects the first key table holds twice, among src's.
+func (s Standard) RepeatedKey(table, src string, key []string) string {
+	k := s.idents(key)
+	among := ""
+	if src != "" {
+		among = fmt.Sprintf(" WHERE (%s) IN (SELECT %s FROM %s)", k, k, s.D.Ident(src))
+	}
+	return fmt.Sprintf("SELECT %s, count(*) FROM %s%s GROUP BY %s HAVING count(*) > 1 ORDER BY %s LIMIT 1", k, table, among, k, k)
 }
 
 // DeleteWhere deletes the rows where cond holds.
@@ -166,10 +192,10 @@ func (s Standard) Select(t Table, cols []ColumnDef, eq, orderBy []string) string
 	return q
 }
 
-// DistinctOther selects the other values of col where by = $1.
-func (s Standard) DistinctOther(t Table, col, by string) string {
-	return fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s = %s AND %s <> %s ORDER BY 1",
-		s.D.Ident(col), s.D.Table(t), s.D.Ident(by), s.D.Placeholder(1), s.D.Ident(col), s.D.Placeholder(2))
+// DistinctPairs selects the pairs of a and b where a <> $1.
+func (s Standard) DistinctPairs(t Table, a, b string) string {
+	return fmt.Sprintf("SELECT DISTINCT %s, %s FROM %s WHERE %s <> %s ORDER BY 1, 2",
+		s.D.Ident(a), s.D.Ident(b), s.D.Table(t), s.D.Ident(a), s.D.Placeholder(1))
 }
 
 // MaxSeq selects coalesce(max(seq), 0).
@@ -262,4 +288,13 @@ func (s Standard) RowDiff(f, g Table, key, cols []string, limit int) string {
 	r := s.rowText("x", cols)
 	return fmt.Sprintf("SELECT k, r FROM (SELECT %s AS k, %s AS r FROM %s x EXCEPT ALL SELECT %s, %s FROM %s x) d ORDER BY 1, 2 LIMIT %d",
 		k, r, s.D.Table(f), k, r, s.D.Table(g), limit)
+}
+
+// CreateStage creates the staging table the reader's rows are loaded into.
+func (s Standard) CreateStage(stage string, cols []Column) []string {
+	defs := make([]string, len(cols))
+	for i, c := range cols {
+		defs[i] = s.D.Ident(c.Name) + " " + c.Type
+	}
+	return []string{fmt.Sprintf("CREATE TEMP TABLE %s (%s)", s.D.Ident(stage), strings.Join(defs, ", "))}
 }

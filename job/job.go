@@ -26,22 +26,44 @@ const (
 
 // Job is a parsed, expanded and validated job file.
 type Job struct {
-	Idem       int               `yaml:"idem"`
-	Name       string            `yaml:"job"`
-	Target     Target            `yaml:"target"`
-	Source     Source            `yaml:"source"`
-	Strategy   string            `yaml:"strategy"`
-	Partition  Partition         `yaml:"partition"`
-	Key        StringList        `yaml:"key"`
-	LatestBy   string            `yaml:"latest_by"`
-	DeleteWhen string            `yaml:"delete_when"`
-	Columns    map[string]string `yaml:"columns"`
-	LoadedAt   string            `yaml:"loaded_at"`
-	AllowEmpty bool              `yaml:"allow_empty"`
+	// Idem is the job file format version: 1. Required.
+	Idem int `yaml:"idem"`
+	// Name is the job's stable name, part of every run id: renaming a job
+	// makes every partition new to it. Required.
+	Name string `yaml:"job"`
+	// Target is where the job writes.
+	Target Target `yaml:"target"`
+	// Source is where rows come from: exactly one of query or files.
+	Source Source `yaml:"source"`
+	// Strategy is how rows are written: partition (replace one partition
+	// per run) or merge (insert new keys, update where newer). Required.
+	Strategy string `yaml:"strategy"`
+	// Partition is how rows map onto partitions (strategy partition), and
+	// the grain --date names runs at (both strategies).
+	Partition Partition `yaml:"partition"`
+	// Key is the natural key: staging keeps one row per key. Required for
+	// merge; optional for partition. Never a surrogate the target mints.
+	Key StringList `yaml:"key"`
+	// LatestBy is the version column: the newest row of a key wins, in
+	// staging and in a merge. Required for merge.
+	LatestBy string `yaml:"latest_by"`
+	// DeleteWhen is a boolean column (merge only, optional): a winning row
+	// with it true deletes its key, remembered in <table>__idem_deleted.
+	DeleteWhen string `yaml:"delete_when"`
+	// Columns gives columns explicit types (BIGINT, DECIMAL(12,2), DATE,
+	// TIMESTAMPTZ, …); other columns are typed by the reader.
+	Columns map[string]string `yaml:"columns"`
+	// LoadedAt names a metadata column idem fills with the run's time;
+	// never in logic or checksums.
+	LoadedAt string `yaml:"loaded_at"`
+	// AllowEmpty accepts an empty input (no file, no rows) as the
+	// partition's contents, instead of failing the run. Default false.
+	AllowEmpty bool `yaml:"allow_empty"`
 	// OnSchemaChange decides what a source column the target lacks does:
 	// fail (default) or add_columns.
 	OnSchemaChange string `yaml:"on_schema_change"`
-	// Lint waives lint findings by name (package lint).
+	// Lint is the lint findings the job waives, by name (package lint has
+	// the checks).
 	Lint Lint `yaml:"lint"`
 
 	// Dir is the folder of the job file: relative paths resolve against it.
@@ -55,7 +77,12 @@ type Job struct {
 
 // Target names where a job writes.
 type Target struct {
-	URL   string `yaml:"url"`
+	// URL is the target database: duckdb:PATH (default
+	// duckdb:warehouse.duckdb), chdb:PATH, postgres://…, mysql://…,
+	// clickhouse://…. ${VAR} and ${VAR:-default} are expanded.
+	URL string `yaml:"url"`
+	// Table is the table written: schema.table or table, created from
+	// the input if missing. Required.
 	Table string `yaml:"table"`
 	// SharedWith names other jobs allowed to write the same table. A table
 	// has one owning job unless its jobs say otherwise.
@@ -64,11 +91,16 @@ type Target struct {
 
 // Source is exactly one of a query or file globs.
 type Source struct {
+	// Query is SQL run inside the target database; {{ start }}, {{ end }},
+	// {{ date }} render as typed literals.
 	Query string `yaml:"query"`
-	// Files is one glob or a list of globs; a file matched twice is read
-	// once.
-	Files  StringList `yaml:"files"`
-	Format string     `yaml:"format"`
+	// Files is one glob or a list of globs, relative to the job file's
+	// folder, with {{ date }} and its parts as text; a file matched twice
+	// is read once.
+	Files StringList `yaml:"files"`
+	// Format is the files' format: csv, jsonl or parquet; default from
+	// the file extension.
+	Format string `yaml:"format"`
 }
 
 // HasFiles reports whether the source is files.
@@ -76,14 +108,22 @@ func (s Source) HasFiles() bool { return len(s.Files) > 0 }
 
 // Partition describes how rows map onto partitions.
 type Partition struct {
-	Column   string `yaml:"column"`
-	Grain    Grain  `yaml:"grain"`
-	Lookback int    `yaml:"lookback"`
-	// ClosedAfter is nil when the job does not say: a partition job's
-	// partitions then close at their end, and merge runs are never held
-	// back.
+	// Column is the DATE or TIMESTAMP column holding the partition value.
+	// Required for strategy partition.
+	Column string `yaml:"column"`
+	// Grain is the partitions' size: hour, day (default) or month.
+	Grain Grain `yaml:"grain"`
+	// Lookback is how many earlier partitions each run also rebuilds,
+	// oldest first. Default 0.
+	Lookback int `yaml:"lookback"`
+	// ClosedAfter is how long after its end a partition closes (90m, 6h,
+	// 2d): a run before then exits 75 unless --allow-open. Unset (nil), a
+	// partition job's partitions close at their end, and merge runs are
+	// never held back.
 	ClosedAfter *Duration `yaml:"closed_after"`
-	Timezone    string    `yaml:"timezone"`
+	// Timezone is an IANA zone partition boundaries are computed in
+	// (default UTC).
+	Timezone string `yaml:"timezone"`
 	// OutOfWindow is what rows outside the partition being run do: report
 	// (default: counted, listed per partition, not written) or fail.
 	OutOfWindow string `yaml:"out_of_window"`

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/idemdata/idem/engine"
 )
 
 // Lint is the job file's `lint:` section: the lint findings its author
@@ -34,24 +36,6 @@ var LintChecks = []string{
 	LintPartitionWithoutKey, LintGeneratedKey,
 }
 
-// NondeterministicFuncs are the functions and keywords whose value changes
-// from one run to the next (time, randomness, sequences): a transform that
-// calls one gives a different result for the same input, so a rerun would
-// not be a no-op. Lowercase; lint matches them case-insensitively.
-var NondeterministicFuncs = []string{
-	// time of the statement, transaction or wall clock
-	"now", "current_timestamp", "current_date", "current_time", "localtimestamp", "localtime",
-	"clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
-	"sysdate", "utc_timestamp", "utc_date", "utc_time", "curdate", "curtime", "unix_timestamp",
-	"today", "get_current_timestamp", "get_current_time", "current_localtimestamp", "current_localtime",
-	"getdate", "sysdatetime",
-	// randomness
-	"random", "rand", "uuid", "uuidv4", "uuidv7", "gen_random_uuid", "uuid_generate_v1",
-	"uuid_generate_v4", "uuid_short", "newid", "setseed",
-	// sequences
-	"nextval",
-}
-
 // checkLint reports waivers that name no check or function.
 func (l Lint) check() []Problem {
 	var ps []Problem
@@ -67,7 +51,9 @@ func (l Lint) check() []Problem {
 			ps = append(ps, Problem{Path: path, Msg: msg})
 		case hasFn && name != LintNondeterministic:
 			ps = append(ps, Problem{Path: path, Msg: fmt.Sprintf("%q: only %s takes a function name (%s:now)", a, LintNondeterministic, LintNondeterministic)})
-		case hasFn && !isOneOf(strings.ToLower(fn), NondeterministicFuncs):
+		case hasFn && !engine.ReportsFunc(fn):
+			// The functions are the engines' (each registers its own): a
+			// name no linked engine lists is a misspelling.
 			ps = append(ps, Problem{Path: path, Msg: fmt.Sprintf("%q: %q is not a function lint reports", a, fn)})
 		}
 	}

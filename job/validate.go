@@ -109,11 +109,6 @@ func (j *Job) Validate() []Problem {
 		if len(j.Key) == 0 {
 			add("key", "required for strategy merge: the natural key rows are matched on")
 		}
-		for i, k := range j.Key {
-			if surrogateRE.MatchString(strings.ToLower(k)) {
-				add(fmt.Sprintf("key[%d]", i), "%q looks like a generated surrogate key; every rerun would mint new keys and fill the target with duplicates: merge on the source's natural key", k)
-			}
-		}
 		if j.LatestBy == "" {
 			add("latest_by", "required for strategy merge: the version column (the newest wins)")
 		}
@@ -193,6 +188,7 @@ func (j *Job) Validate() []Problem {
 		}
 	}
 	ps = append(ps, j.Lint.check()...)
+	ps = append(ps, j.checkNames()...)
 	names := make([]string, 0, len(j.Columns))
 	for c := range j.Columns {
 		names = append(names, c)
@@ -351,8 +347,8 @@ type TargetURL struct {
 }
 
 // ParseTargetURL reads a target URL: its scheme names a registered engine
-// (engine.Register). A server URL that cannot be parsed is an error
-// wrapping ErrURL.
+// (engine.Register). A server URL that cannot be parsed (by the engine's
+// CheckURL, when it has one) is an error wrapping ErrURL.
 func ParseTargetURL(url string) (TargetURL, error) {
 	scheme, after, ok := strings.Cut(url, ":")
 	d, known := engine.Lookup(scheme)
@@ -370,7 +366,11 @@ func ParseTargetURL(url string) (TargetURL, error) {
 		}
 		return TargetURL{Scheme: scheme, Driver: d, Location: loc}, nil
 	}
-	if _, err := ParseServerURL(url); err != nil {
+	if d.CheckURL != nil {
+		if err := d.CheckURL(url); err != nil {
+			return TargetURL{}, err
+		}
+	} else if _, err := ParseServerURL(url); err != nil {
 		return TargetURL{}, err
 	}
 	return TargetURL{Scheme: scheme, Driver: d, Location: url}, nil

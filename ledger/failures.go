@@ -147,3 +147,29 @@ func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (
 	}
 	return out, nil
 }
+
+// History returns every committed run of job, ordered by partition, then
+// by seq (the order they committed in): `idem status --history`. None when
+// there is no ledger.
+func History(ctx context.Context, q engine.Querier, db engine.DB, job string) ([]Entry, error) {
+	if ok, err := tableExists(ctx, q, db, db.Names().Ledger); err != nil || !ok {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, selectRuns(db, []string{"job"}, []string{"partition", "seq"}), job)
+	if err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		if err := rows.Scan(runs.dest(&e)...); err != nil {
+			return nil, fmt.Errorf("reading the ledger: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return out, nil
+}

@@ -148,22 +148,32 @@ func Find(ctx context.Context, q engine.Querier, db engine.DB, job, partition, r
 	return &e, nil
 }
 
-// Owners returns the jobs other than job that have written table (as
-// "schema.name"), sorted.
-func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job string) ([]string, error) {
-	query := db.SQL().Records.DistinctOther(db.Names().Ledger, "job", "target_table")
-	rows, err := q.QueryContext(ctx, query, table, job)
+// Owner is a job that has written a table, and the table as it spelled it.
+type Owner struct {
+	Job, Table string
+}
+
+// Owners returns the jobs other than job ("" for none) that have written
+// table (as "schema.name"), in order. Table names are compared as
+// engine.SameName compares them, on every engine: a name DuckDB folds to
+// the same table is that table.
+func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job string) ([]Owner, error) {
+	query := db.SQL().Records.DistinctPairs(db.Names().Ledger, "job", "target_table")
+	rows, err := q.QueryContext(ctx, query, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []Owner
 	for rows.Next() {
 		var j string
-		if err := rows.Scan(&j); err != nil {
+		var t sql.NullString // rows an older version wrote name no table
+		if err := rows.Scan(&j, &t); err != nil {
 			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
-		out = append(out, j)
+		if t.Valid && engine.SameName(t.String, table) {
+			out = append(out, Owner{Job: j, Table: t.String})
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)

@@ -1,4 +1,10 @@
 package lint
 
-// Job files name engines by URL scheme; the real engines are not linked here.
-import _ "github.com/idemdata/idem/internal/enginestub"
+// A query is read by the target engine's lexicon, which each engine
+// registers: the real engines are linked here.
+import (
+	_ "github.com/idemdata/idem/engine/clickhouse"
+	_ "github.com/idemdata/idem/engine/duckdb"
+	_ "github.com/idemdata/idem/engine/mysql"
+	_ "github.com/idemdata/idem/engine/postgres"
+)

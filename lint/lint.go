@@ -3,15 +3,20 @@
 // functions in a query, a query or file glob that ignores the partition, a
 // partition job without a key, a key the load itself would generate.
 //
-// It works on tokens (see Tokenize), never on raw text, so now() in a
-// string, a comment or a quoted identifier is not a finding.
+// It works on tokens, never on raw text: the query is read by the target
+// engine's lexicon (engine.LexiconFor, registered by each engine), so now()
+// in a string, a comment or a quoted identifier is not a finding, and the
+// functions looked for are the engine's.
 package lint
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/sqltext"
 	"github.com/idemdata/idem/job"
 )
 
@@ -30,7 +35,8 @@ type Finding struct {
 	Severity string `json:"severity"`
 	// Name is the check (job.LintChecks), as lint.allow spells it.
 	Name string `json:"name"`
-	// Func is the function a nondeterministic finding is about (lowercase).
+	// Func is the function a nondeterministic finding is about, as the
+	// engine's catalogue spells it.
 	Func    string `json:"function,omitempty"`
 	Message string `json:"message"`
 	// Text is the offending text as written.
@@ -63,7 +69,6 @@ func Check(j *job.Job) []Finding {
 	if file == "" {
 		file = "job file"
 	}
-	engineName, _, _ := job.SplitURL(j.Target.URL)
 	var fs []Finding
 	add := func(f Finding) {
 		f.File = file
@@ -71,14 +76,16 @@ func Check(j *job.Job) []Finding {
 		fs = append(fs, f)
 	}
 	if q := j.Source.Query; q != "" {
-		toks := Tokenize(q, DialectOf(engineName))
-		at := func(t Token) (int, int) { return j.Pos.Query.At(t.Line, t.Col) }
-		for _, f := range nondeterministic(q, toks) {
-			f.Line, f.Column = at(toks[f.tok])
+		lex := engine.LexiconFor(j.Target.URL)
+		reads := readings(q, lex.Rules)
+		toks := reads[0]
+		at := func(t sqltext.Token) (int, int) { return j.Pos.Query.At(t.Line, t.Col) }
+		for _, f := range nondeterministic(q, reads, lex) {
+			f.Line, f.Column = at(f.tok)
 			add(f.Finding)
 		}
-		for _, f := range generatedKeys(q, toks, j.Key) {
-			f.Line, f.Column = at(toks[f.tok])
+		for _, f := range generatedKeys(q, toks, j.Key, lex.Funcs) {
+			f.Line, f.Column = at(f.tok)
 			add(f.Finding)
 		}
 		if !usesWindow(toks) {
@@ -102,13 +109,18 @@ func Check(j *job.Job) []Finding {
 			Instead: "give key: [the natural key columns] so staging keeps one row per key; waive this only when equal rows are real (lint: {allow: [partition-without-key]})"})
 	}
 	for i, k := range j.Key {
-		// Merge keys named like surrogates are refused by job validation
-		// already; a partition job's key de-duplicates staging the same way.
-		if j.Strategy == job.StrategyPartition && job.LooksGenerated(k) {
+		// A name is a guess, so this is a lint error the job can waive (a
+		// source's own row_id is a natural key); a column the target
+		// generates is refused by the merge itself, waiver or not.
+		if job.LooksGenerated(k) {
+			msg := fmt.Sprintf("key[%d] %q is named like a surrogate key the loading database generates: generated keys differ on every run, so no two rows are ever duplicates", i, k)
+			if j.Strategy == job.StrategyMerge {
+				msg += ", and every rerun would mint new keys and fill the target with duplicates"
+			}
 			add(Finding{Line: j.Pos.Key.Line, Column: j.Pos.Key.Column, Severity: SeverityError, Name: job.LintGeneratedKey, path: "key",
-				Message: fmt.Sprintf("key[%d] %q is named like a surrogate key the loading database generates: generated keys differ on every run, so no two rows are ever duplicates", i, k),
+				Message: msg,
 				Text:    k,
-				Instead: "key on the source's natural key (the columns that identify a row where it comes from)"})
+				Instead: "key on the source's natural key (the columns that identify a row where it comes from); if the source itself assigns this column, waive it: lint: {allow: [generated-key]}"})
 		}
 	}
 	slices.SortStableFunc(fs, func(a, b Finding) int {
@@ -151,123 +163,133 @@ func Err(j *job.Job) error {
 
 type tokFinding struct {
 	Finding
-	tok int // index of the token the finding points at
+	tok sqltext.Token // the token the finding points at
+}
+
+// readings tokenizes q every way the engine may read it (a rule that
+// depends on a server setting is read both ways; see
+// sqltext.Rules.Readings), leaving out the readings under which q leaves a
+// string, a quoted identifier or a comment open: a server reading it so
+// would refuse the query. The first is idem's sessions' reading when q
+// lexes under it. Templates are tokens of their own.
+func readings(q string, r sqltext.Rules) [][]sqltext.Token {
+	r.Templates = true
+	var all, closed [][]sqltext.Token
+	for _, rr := range r.ReadingsOf(q) {
+		toks := sqltext.Tokenize(q, rr)
+		all = append(all, toks)
+		if !slices.ContainsFunc(toks, func(t sqltext.Token) bool { return t.Unclosed && t.Kind != sqltext.Template }) {
+			closed = append(closed, toks)
+		}
+	}
+	if len(closed) == 0 {
+		return all[:1]
+	}
+	return closed
 }
 
 var (
-	nondet = map[string]bool{}
-	// bare are the functions SQL spells as keywords, without parentheses:
-	// "SELECT current_date" calls it.
-	bare = map[string]bool{
-		"current_timestamp": true, "current_date": true, "current_time": true,
-		"localtimestamp": true, "localtime": true,
-	}
-	// timeFuncs read a clock; the rest of nondet draw random numbers or
-	// sequence values.
-	timeFuncs = map[string]bool{}
 	// generators make a value per row that does not come from the row:
-	// a key computed by one is no key.
+	// a key computed by one is no key. The engine's catalogue adds its
+	// run-dependent functions.
 	generators = map[string]bool{
 		"row_number": true, "rank": true, "dense_rank": true, "ntile": true,
 		"percent_rank": true, "cume_dist": true,
 	}
-	// castWords are the types a special date string like 'now' is cast to.
+	// castWords are the types a clock string like 'now' is cast to.
 	castWords = map[string]bool{
 		"date": true, "timestamp": true, "timestamptz": true, "time": true, "timetz": true, "datetime": true,
 	}
-	// specialDates are date and time input strings PostgreSQL and DuckDB
-	// read as the current time: TIMESTAMP 'now' is now().
-	specialDates = map[string]string{"now": "now", "today": "today", "tomorrow": "today", "yesterday": "today"}
 )
 
-func init() {
-	for i, f := range job.NondeterministicFuncs {
-		nondet[f] = true
-		if f == "random" { // the list puts the clock first
-			for _, t := range job.NondeterministicFuncs[:i] {
-				timeFuncs[t] = true
-			}
-		}
-	}
-	for f := range nondet {
-		generators[f] = true
-	}
-}
-
 // code is the tokens that are not comments, with their index in toks.
-func code(toks []Token) []int {
+func code(toks []sqltext.Token) []int {
 	var idx []int
 	for i, t := range toks {
-		if t.Kind != Comment {
+		if t.Kind != sqltext.Comment {
 			idx = append(idx, i)
 		}
 	}
 	return idx
 }
 
-func isPunct(t Token, s string) bool { return t.Kind == Punct && t.Text == s }
-func isWord(t Token, s string) bool  { return t.Kind == Word && strings.EqualFold(t.Text, s) }
+func isPunct(t sqltext.Token, s string) bool { return t.Kind == sqltext.Punct && t.Text == s }
+func isWord(t sqltext.Token, s string) bool {
+	return t.Kind == sqltext.Word && strings.EqualFold(t.Text, s)
+}
 
-// nondeterministic finds calls of job.NondeterministicFuncs: a word (not
-// quoted) followed by "(", or one of the bare keyword forms, which is not
-// a call when it follows "." (a column t.current_date) or AS (an alias).
-// A word such as now without parentheses is a column, not a call.
-func nondeterministic(q string, toks []Token) []tokFinding {
-	idx := code(toks)
+// nondeterministic finds calls of the engine's run-dependent functions
+// (see sqltext.Catalogue.Calls: plain, quoted or qualified, and keyword
+// forms without parentheses) and clock strings cast to a date or time
+// type, under every reading of q; a call found by several readings is
+// reported once.
+func nondeterministic(q string, reads [][]sqltext.Token, lex *sqltext.Lexicon) []tokFinding {
 	var out []tokFinding
-	for n, i := range idx {
-		t := toks[i]
-		var prev, next Token
-		if n > 0 {
-			prev = toks[idx[n-1]]
-		}
-		if n+1 < len(idx) {
-			next = toks[idx[n+1]]
-		}
-		switch t.Kind {
-		case Word:
-			name := strings.ToLower(t.Text)
-			if !nondet[name] {
-				continue
-			}
-			call := isPunct(next, "(")
-			if !call && !(bare[name] && !isPunct(prev, ".") && !isWord(prev, "as")) {
-				continue
-			}
-			text := t.Text
-			if call {
-				text = callText(q, toks, idx, n)
-			}
-			out = append(out, tokFinding{Finding: nondetFinding(name, text), tok: i})
-		case String:
-			// TIMESTAMP 'now', 'now'::timestamp, CAST('now' AS DATE).
-			name, ok := specialDates[strings.ToLower(strings.TrimSpace(t.Value()))]
-			if !ok {
-				continue
-			}
-			cast := (prev.Kind == Word && castWords[strings.ToLower(prev.Text)]) || isPunct(next, "::")
-			if n >= 2 && isPunct(prev, "(") && isWord(toks[idx[n-2]], "cast") {
-				cast = true
-			}
-			if cast {
-				f := nondetFinding(name, t.Text)
-				f.Message = fmt.Sprintf("the date string %s is read as the time of the run, not a fixed date: every rerun gives a different value", t.Text)
-				out = append(out, tokFinding{Finding: f, tok: i})
+	seen := map[int]bool{}
+	for _, toks := range reads {
+		for _, f := range nondeterministicIn(q, toks, lex) {
+			if !seen[f.tok.Off] {
+				seen[f.tok.Off] = true
+				out = append(out, f)
 			}
 		}
 	}
 	return out
 }
 
-func nondetFinding(name, text string) Finding {
+func nondeterministicIn(q string, toks []sqltext.Token, lex *sqltext.Lexicon) []tokFinding {
+	var out []tokFinding
+	for _, c := range lex.Funcs.Calls(toks) {
+		start, end := toks[c.Start], toks[c.End]
+		out = append(out, tokFinding{Finding: nondetFinding(c.Func, excerpt(q, start.Off, end.Off+len(end.Text))), tok: start})
+	}
+	if len(lex.ClockStrings) == 0 {
+		return out
+	}
+	idx := code(toks)
+	for n, i := range idx {
+		t := toks[i]
+		if t.Kind != sqltext.String {
+			continue
+		}
+		// TIMESTAMP 'now', 'now'::timestamp, CAST('now' AS DATE).
+		name, ok := lex.ClockStrings[strings.ToLower(strings.TrimSpace(t.Value()))]
+		if !ok {
+			continue
+		}
+		var prev, next sqltext.Token
+		if n > 0 {
+			prev = toks[idx[n-1]]
+		}
+		if n+1 < len(idx) {
+			next = toks[idx[n+1]]
+		}
+		cast := (prev.Kind == sqltext.Word && castWords[strings.ToLower(prev.Text)]) || isPunct(next, "::")
+		if n >= 2 && isPunct(prev, "(") && isWord(toks[idx[n-2]], "cast") {
+			cast = true
+		}
+		if cast {
+			f := nondetFinding(sqltext.Func{Name: name, Kind: sqltext.Clock}, t.Text)
+			f.Message = fmt.Sprintf("the date string %s is read as the time of the run, not a fixed date: every rerun gives a different value", t.Text)
+			out = append(out, tokFinding{Finding: f, tok: t})
+		}
+	}
+	return out
+}
+
+func nondetFinding(fn sqltext.Func, text string) Finding {
+	name := fn.Name
 	f := Finding{Severity: SeverityError, Name: job.LintNondeterministic, Func: name, Text: text}
-	switch {
-	case timeFuncs[name]:
+	switch fn.Kind {
+	case sqltext.Clock:
 		f.Message = fmt.Sprintf("%s is the time of the run, not of the data: every rerun gives a different value, so a rerun is not a no-op", name)
 		f.Instead = "use the partition's bounds ({{ start }}, {{ end }}, {{ date }}) or a time column of the source; for a load time use loaded_at:, which idem fills and keeps out of checksums"
-	case name == "nextval":
-		f.Message = "nextval draws a new sequence number on every run: a rerun numbers the same rows differently"
+	case sqltext.Sequence:
+		f.Message = fmt.Sprintf("%s reads or advances a sequence: a rerun numbers the same rows differently", name)
 		f.Instead = "use the source's natural key, or a hash of it (md5(order_id::text)) if a number is needed"
+	case sqltext.Session:
+		f.Message = fmt.Sprintf("%s belongs to the session, query or transaction that reads the data, not to the data: every run gets a different one, so a rerun is not a no-op", name)
+		f.Instead = "leave it out; for a load time use loaded_at:, which idem fills and keeps out of checksums"
 	default:
 		f.Message = fmt.Sprintf("%s gives a different value on every run, so a rerun is not a no-op", name)
 		f.Instead = "derive the value from the row (a hash of its natural key, md5(order_id::text)) or leave the column out"
@@ -275,25 +297,17 @@ func nondetFinding(name, text string) Finding {
 	return f
 }
 
-// callText is the call starting at code token n, up to its closing
-// parenthesis, shortened when long.
-func callText(q string, toks []Token, idx []int, n int) string {
-	start := toks[idx[n]].Off
-	end := len(q)
-	depth := 0
-	for _, i := range idx[n+1:] {
-		t := toks[i]
-		if isPunct(t, "(") {
-			depth++
-		} else if isPunct(t, ")") {
-			depth--
-			if depth == 0 {
-				end = t.Off + 1
-				break
-			}
+// excerpt is q[from:to] shortened, read no further than shorten needs:
+// calls left open run to the end of the query, and nested ones must not
+// make linting quadratic.
+func excerpt(q string, from, to int) string {
+	if to-from > 256 {
+		to = from + 256
+		for to > from && !utf8.RuneStart(q[to]) {
+			to--
 		}
 	}
-	return shorten(q[start:end])
+	return shorten(q[from:to])
 }
 
 func shorten(s string) string {
@@ -315,8 +329,8 @@ func firstLine(s string) string {
 // usesWindow reports whether a template is used outside comments and
 // strings: any of them ({{ date }}, {{ start }}, {{ yyyy }}, …) ties the
 // query to the partition.
-func usesWindow(toks []Token) bool {
-	return slices.ContainsFunc(toks, func(t Token) bool { return t.Kind == Template })
+func usesWindow(toks []sqltext.Token) bool {
+	return slices.ContainsFunc(toks, func(t sqltext.Token) bool { return t.Kind == sqltext.Template })
 }
 
 // generatedKeys finds key columns the query computes with a generator
@@ -325,7 +339,7 @@ func usesWindow(toks []Token) bool {
 // chance, not by its content, so staging never sees two rows as one.
 const maxItem = 500
 
-func generatedKeys(q string, toks []Token, key []string) []tokFinding {
+func generatedKeys(q string, toks []sqltext.Token, key []string, funcs *sqltext.Catalogue) []tokFinding {
 	idx := code(toks)
 	var out []tokFinding
 	for n := 1; n+1 < len(idx); n++ {
@@ -335,12 +349,12 @@ func generatedKeys(q string, toks []Token, key []string) []tokFinding {
 		alias := toks[idx[n+1]]
 		col := ""
 		switch alias.Kind {
-		case Word:
+		case sqltext.Word:
 			col = alias.Text
 			if !slices.ContainsFunc(key, func(k string) bool { return strings.EqualFold(k, col) }) {
 				continue
 			}
-		case QuotedIdent:
+		case sqltext.QuotedIdent:
 			col = alias.Value()
 			if !slices.Contains(key, col) {
 				continue
@@ -369,9 +383,12 @@ func generatedKeys(q string, toks []Token, key []string) []tokFinding {
 				depth--
 			case depth == 0 && (isPunct(t, ",") || isWord(t, "select") || isWord(t, "distinct")):
 				break item
-			case t.Kind == Word && m+1 < len(idx) && isPunct(toks[idx[m+1]], "(") && generators[strings.ToLower(t.Text)]:
-				name := strings.ToLower(t.Text)
-				out = append(out, tokFinding{tok: idx[m], Finding: Finding{
+			case m+1 < len(idx) && isPunct(toks[idx[m+1]], "(") && isGenerator(t, funcs):
+				name := t.Text
+				if t.Kind == sqltext.QuotedIdent {
+					name = t.Value()
+				}
+				out = append(out, tokFinding{tok: t, Finding: Finding{
 					Severity: SeverityError, Name: job.LintGeneratedKey,
 					Message: fmt.Sprintf("key column %s is computed by %s in the query: it numbers or draws rows rather than naming them, so a rerun (or one more input row) gives rows new keys", col, name),
 					Text:    shorten(q[t.Off : alias.Off+len(alias.Text)]),
@@ -382,4 +399,16 @@ func generatedKeys(q string, toks []Token, key []string) []tokFinding {
 		}
 	}
 	return out
+}
+
+// isGenerator reports whether t names a window function that numbers rows
+// or one of the engine's run-dependent functions (quoted or not).
+func isGenerator(t sqltext.Token, funcs *sqltext.Catalogue) bool {
+	switch t.Kind {
+	case sqltext.Word:
+		return generators[strings.ToLower(t.Text)] || funcs.Has(t.Text)
+	case sqltext.QuotedIdent:
+		return generators[strings.ToLower(t.Value())] || funcs.Has(t.Value())
+	}
+	return false
 }

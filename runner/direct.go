@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/idemdata/idem/engine"
@@ -11,34 +10,30 @@ import (
 
 // A first load on an engine whose DDL commits the open transaction builds
 // the target beside it and swaps it in (build). On an engine whose DDL is
-// transactional, a partition job can load its input straight into the new
-// target in the run's transaction (engine.TxLoader), which then plays the
-// built table's part: nothing to swap. With a key, the checks for NULL and
-// repeated keys read it; repeated keys send the rows back to staging
-// (unbuild), where the de-duplication reads them. Where the engine can load
-// files straight into that table (engine.BuildLoader), a partition job
-// loads its input there instead of into staging (with a key, the checks
-// read it there too, and repeated keys unbuild it likewise): the rows are
-// written once, where staging them and copying them into the built table
-// wrote them twice. The checks then read the built table (r.direct), and
-// the data transaction deletes from it the rows outside the partition
-// instead of inserting the partition's.
+// transactional, a partition job loads its input straight into the new
+// target in the run's transaction, which then plays the built table's
+// part: nothing to swap. On the others, a partition job loads its input
+// straight into the table built to replace the target, instead of into
+// staging: the rows are written once, where staging them and copying them
+// into the built table wrote them twice. The checks then read that table
+// (r.direct), with a key too; repeated keys send the rows back to staging
+// (unbuild), where the de-duplication reads them; and the data transaction
+// deletes from it the rows outside the partition instead of inserting the
+// partition's.
+
+// directable reports whether the run's input can be loaded straight into
+// a new table: a partition job's first load, with no loaded_at column to
+// add.
+func (r *run) directable() bool {
+	return !r.exists && r.job.Strategy == job.StrategyPartition && r.job.LoadedAt == ""
+}
 
 // lockForBuild, on a run that will load its input straight into the table
-// it builds, takes the whole table's lock first (as build does: see
-// lockTable) and, if the target still does not exist, drops a crashed
-// run's built table and sets r.direct.
+// it builds beside the target, takes the whole table's lock first (as
+// build does: see lockTable) and, if the target still does not exist,
+// drops a crashed run's built table and sets r.direct.
 func (r *run) lockForBuild(ctx context.Context) error {
-	if r.exists || r.job.Strategy != job.StrategyPartition || r.job.LoadedAt != "" {
-		return nil
-	}
-	if _, ok := r.db.(engine.TxLoader); ok && r.swap == nil {
-		// The transaction hides the new target until it commits: it is
-		// the table the input is loaded into (engine.TxLoader).
-		r.built, r.direct = engine.Table(r.job.Table()), true
-		return nil
-	}
-	if _, ok := r.db.(engine.BuildLoader); !ok || r.swap == nil {
+	if !r.directable() {
 		return nil
 	}
 	t := engine.Table(r.job.Table())
@@ -46,59 +41,30 @@ func (r *run) lockForBuild(ctx context.Context) error {
 	if len(built.Name) > engine.MaxIdentBytes { // build refuses it
 		return nil
 	}
-	if err := r.planDDL("create " + r.job.Target.Table); err != nil {
+	if err := r.proto.planDDL(r, "create "+r.job.Target.Table); err != nil {
 		return err
 	}
 	if rebuild, err := r.lockTable(ctx); err != nil || !rebuild || r.exists {
 		return err
 	}
-	if _, err := r.s.exec(ctx, r.swap.Drop(built)); err != nil {
+	if _, err := r.s.exec(ctx, r.caps.Swap.Drop(built)); err != nil {
 		return err
 	}
 	r.built, r.direct = built, true
 	return nil
 }
 
-// loadInto loads the files straight into the new target in the run's
-// transaction (engine.TxLoader), and reports whether it did; if not, the
-// transaction is as it was, and the input is staged as usual.
-func (r *run) loadInto(ctx context.Context, in engine.FileInput) (bool, error) {
-	tl, ok := r.db.(engine.TxLoader)
-	if !ok || !r.direct || r.swap != nil {
-		return false, nil
-	}
-	in.Record = r.recordLoad
-	in.Indexes = r.targetIndexes(r.built)
-	n, err := tl.LoadFilesInto(ctx, r.tx, stageTable, r.built, in)
-	if errors.Is(err, engine.ErrNotBuilt) {
-		r.built, r.direct = engine.Table{}, false
-		return false, nil
-	}
-	r.res.RowsIn = n
-	return err == nil, err
-}
-
 // unbuild moves the rows a direct load wrote into the new target (or the
 // built table) to the staging table the loader made beside it (the same
 // columns, no rows), and drops the table they were in: the input has
 // repeated keys, which the de-duplication resolves there before the
-// target is created as usual. On engine.TxLoader all of this is in the
-// run's transaction; on an engine.Swapper the built table is not the
-// target, and a crash in between leaves one the next run drops
-// (lockForBuild).
+// target is created as usual. In the transaction protocol all of this is
+// in the run's transaction; otherwise the built table is not the target,
+// and a crash in between leaves one the next run drops (lockForBuild).
 func (r *run) unbuild(ctx context.Context, cols []engine.Column) error {
-	var drop string
-	switch {
-	case r.swap != nil:
-		drop = r.swap.Drop(r.built)
-	case r.sql.Scratch != nil:
-		drop = r.sql.Scratch.DropTable(r.built)
-	default:
-		return errors.New("this engine cannot drop the table a direct load created")
-	}
 	stmts := []string{
 		r.sql.Write.InsertSelect(r.sql.Ident(stageTable), names(cols), "", r.sql.Table(r.built), ""),
-		drop,
+		r.proto.drop(r, r.built),
 	}
 	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {
@@ -110,23 +76,22 @@ func (r *run) unbuild(ctx context.Context, cols []engine.Column) error {
 }
 
 // buildDDL creates the built table of a direct load on an engine that
-// exchanges partitions (engine.FileInput.BuildDDL): partitioned by the
-// grain, from the staged columns. A partition column the grain cannot
-// partition by is ErrNotBuilt: the input is staged, and the checks say
-// what is wrong with it.
+// exchanges partitions: partitioned by the grain, from the staged columns.
+// A partition column the grain cannot partition by is errNotDirect: the
+// input is staged, and the checks say what is wrong with it.
 func (r *run) buildDDL(ctx context.Context) ([]string, error) {
 	cols, err := r.s.columns(ctx, r.sql, r.sql.Ident(stageTable))
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := r.sql.Types.TimeKindOf(colType(cols, r.job.Partition.Column)); !ok {
-		return nil, engine.ErrNotBuilt
+		return nil, errNotDirect
 	}
 	by, err := r.partitionBy(cols)
 	if err != nil {
-		return nil, engine.ErrNotBuilt
+		return nil, errNotDirect
 	}
-	return r.xchg.CreatePartitioned(r.built, stageTable, r.job.LoadedAt, by), nil
+	return r.caps.Exchange.CreatePartitioned(r.built, stageTable, r.job.LoadedAt, by), nil
 }
 
 // stagedTable is the table the input was read into, quoted.
@@ -146,24 +111,19 @@ func (r *run) srcTable() string {
 }
 
 // adoptBuilt makes the table the input was loaded into the one the data
-// steps write. An empty input creates no table (see shapeTarget): it is
-// dropped.
+// steps write, with what the protocol creates after its rows. An empty
+// input creates no table (see shapeTarget): it is dropped.
 func (r *run) adoptBuilt(ctx context.Context) (err error) {
 	if r.res.RowsIn == 0 {
-		if r.swap == nil { // engine.TxLoader loads no empty input
-			return fmt.Errorf("%s was created for an empty input", r.built.Name)
-		}
-		if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
+		if _, err := r.s.exec(ctx, r.proto.drop(r, r.built)); err != nil {
 			return err
 		}
 		r.built, r.direct = engine.Table{}, false
 		return nil
 	}
-	if r.swap != nil { // engine.TxLoader made them before loading the rows
-		for _, q := range r.targetIndexes(r.built) {
-			if _, err := r.s.exec(ctx, q); err != nil {
-				return fmt.Errorf("building %s: %w", r.built.Name, err)
-			}
+	for _, q := range r.afterRows {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}
 	}
 	r.table = r.sql.Table(r.built)
@@ -211,8 +171,8 @@ type splitSum struct {
 // rows are committed, only this run writes the table, and the data
 // transaction deletes only rows outside the window the checksum reads.
 func (r *run) startChecksum(ctx context.Context) error {
-	sc, ok := r.db.(engine.SplitChecksummer)
-	if !ok || !r.direct || r.opts.plan != nil || r.res.RowsIn == 0 {
+	sc := r.caps.SplitChecksum
+	if sc == nil || !r.direct || r.opts.plan != nil || r.res.RowsIn == 0 {
 		return nil
 	}
 	table := r.sql.Table(r.built)

@@ -26,15 +26,7 @@ import (
 // its ledger row, and a message saying the target is unchanged), and the
 // crash points after it (after_write, before_commit, after_commit) find
 // the new data in place.
-func (r *run) exchange(ctx context.Context, data []step) (err error) {
-	var writes, ledger []step
-	for _, st := range data {
-		if st.name == "write ledger" {
-			ledger = append(ledger, st)
-		} else {
-			writes = append(writes, st)
-		}
-	}
+func (r *run) exchange(ctx context.Context, writes, ledger []step) (err error) {
 	r.s.mark(KindBegin, "BEGIN")
 	// Not bound to ctx: database/sql would end it when ctx is cancelled,
 	// and an interrupt after the swap must not stop the run.
@@ -102,16 +94,6 @@ func (r *run) runWrites(ctx context.Context, writes []step) (context.Context, st
 	return ctx, afterSwap, nil
 }
 
-// exchangeSteps replace delete and insert: the exchange table is filled
-// before the data phase (its crash point is the one after a delete), and
-// the swap is the data phase's write.
-func (r *run) exchangeSteps() []step {
-	return []step{
-		{name: "build partition", do: r.buildPartition, crash: CrashAfterDelete},
-		{name: "replace partition", phase: phaseData, do: r.replacePartition, crash: CrashAfterWrite},
-	}
-}
-
 // partitionBy is the partition key the target needs, from the type of the
 // partition column in cols.
 func (r *run) partitionBy(cols []engine.Column) (string, error) {
@@ -128,7 +110,7 @@ func (r *run) partitionBy(cols []engine.Column) (string, error) {
 			return "", err
 		}
 	}
-	return r.xchg.PartitionBy(r.sql.Ident(col), k, string(r.w.Grain), r.job.Partition.Timezone), nil
+	return r.caps.Exchange.PartitionBy(r.sql.Ident(col), k, string(r.w.Grain), r.job.Partition.Timezone), nil
 }
 
 // checkPartitionKey refuses an existing target whose partition key is not
@@ -141,12 +123,12 @@ func (r *run) checkPartitionKey(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	q, args := r.xchg.PartitionKey(engine.Table(r.job.Table()))
+	q, args := r.caps.Exchange.PartitionKey(engine.Table(r.job.Table()))
 	var have string
 	if err := r.s.QueryRowContext(ctx, q, args...).Scan(&have); err != nil {
 		return fmt.Errorf("reading the partition key of %s: %w", r.job.Target.Table, err)
 	}
-	if r.xchg.SameKey(have, want) {
+	if r.caps.Exchange.SameKey(have, want) {
 		return nil
 	}
 	if have == "" {
@@ -161,17 +143,14 @@ func (r *run) checkPartitionKey(ctx context.Context) error {
 		r.job.Target.Table, have, r.w.Grain, want)}}}
 }
 
-// createTable is the DDL creating t from the staged columns: partitioned
-// by the grain on an exchanging engine's partition job.
-func (r *run) createTable(t engine.Table) []string {
-	if r.xchg == nil || r.job.Strategy == job.StrategyMerge {
-		return r.sql.Stage.CreateTableFrom(t, stageTable, r.job.LoadedAt)
-	}
+// createPartitioned is the DDL creating t from the staged columns,
+// partitioned by the grain.
+func (r *run) createPartitioned(t engine.Table) []string {
 	by, err := r.partitionBy(r.stageCols)
 	if err != nil { // placeStep has checked the column already
 		by = ""
 	}
-	return r.xchg.CreatePartitioned(t, stageTable, r.job.LoadedAt, by)
+	return r.caps.Exchange.CreatePartitioned(t, stageTable, r.job.LoadedAt, by)
 }
 
 // buildPartition writes the partition's rows: into the table built to
@@ -185,29 +164,25 @@ func (r *run) buildPartition(ctx context.Context) error {
 	if !r.exists {
 		return nil
 	}
-	if err := r.planDDL("build the partition beside " + r.job.Target.Table); err != nil {
+	if err := r.proto.planDDL(r, "build the partition beside "+r.job.Target.Table); err != nil {
 		return err
 	}
 	t := engine.Table(r.job.Table())
-	x := r.exchangeTable(t)
-	if len(x.Name) > engine.MaxIdentBytes {
-		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
-			"table name %q is too long: a run builds its partition in %q beside it, longer than %d bytes", t.Name, x.Name, engine.MaxIdentBytes)}}}
-	}
+	x := r.exchangeTable(t) // fits: job.Validate saw to it
 	where, err := r.window(r.targetCols)
 	if err != nil {
 		return err
 	}
-	build := r.xchg.BuildPartition(x, t, r.partitionValue())
+	build := r.caps.Exchange.BuildPartition(x, t, r.partitionValue())
 	patched, err := r.patched(ctx, t, r.partitionValue())
 	if err != nil {
 		return err
 	}
 	if patched { // x holds the target's rows as read, less the partition's
-		build = append(r.swap.Like(x, t), r.sql.Write.InsertSelect(r.sql.Table(x), names(r.targetCols), "", r.table, ""))
+		build = append(r.caps.Swap.Like(x, t), r.sql.Write.InsertSelect(r.sql.Table(x), names(r.targetCols), "", r.table, ""))
 	}
 	// A crashed run's table is dropped first.
-	stmts := append([]string{r.swap.Drop(x)}, build...)
+	stmts := append([]string{r.caps.Swap.Drop(x)}, build...)
 	if r.unkeyed || patched {
 		stmts = append(stmts, r.sql.Write.DeleteWhere(r.sql.Table(x), where))
 	}
@@ -231,8 +206,8 @@ func (r *run) buildPartition(ctx context.Context) error {
 // exchangeTable is the table a partition is built in beside t: the
 // engine's name for it (ExchangeNamer), or t's name plus ExchangeSuffix.
 func (r *run) exchangeTable(t engine.Table) engine.Table {
-	if n, ok := r.db.(engine.ExchangeNamer); ok {
-		return n.ExchangeTable(t, r.w.Label)
+	if r.caps.ExchangeNames != nil {
+		return r.caps.ExchangeNames.ExchangeTable(t, r.w.Label)
 	}
 	return engine.Table{Schema: t.Schema, Name: t.Name + engine.ExchangeSuffix}
 }
@@ -269,7 +244,7 @@ func (r *run) partitionValue() string {
 		return ""
 	}
 	k, _ := r.sql.Types.TimeKindOf(colType(r.targetCols, r.job.Partition.Column))
-	return r.xchg.PartitionBy(r.sql.TimeLiteral(r.w.Start, k), k, string(r.w.Grain), r.job.Partition.Timezone)
+	return r.caps.Exchange.PartitionBy(r.sql.TimeLiteral(r.w.Start, k), k, string(r.w.Grain), r.job.Partition.Timezone)
 }
 
 // replacePartition swaps the built partition in (an empty one empties the
@@ -286,7 +261,7 @@ func (r *run) replacePartition(ctx context.Context) error {
 	if r.res.Deleted, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, where)); err != nil {
 		return err
 	}
-	for _, q := range r.xchg.ReplacePartition(engine.Table(r.job.Table()), r.exch, r.partitionValue()) {
+	for _, q := range r.caps.Exchange.ReplacePartition(engine.Table(r.job.Table()), r.exch, r.partitionValue()) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("replacing partition %s: %w", r.w.Label, err)
 		}

@@ -2,8 +2,6 @@ package runner
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,9 +25,6 @@ func (r *run) planMerge(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := r.checkGeneratedKey(ctx); err != nil {
-		return err
-	}
 	j := r.job
 	r.merge = engine.MergeSpec{
 		Target: r.writeTarget(), Key: j.Key, LatestBy: j.LatestBy,
@@ -48,7 +43,11 @@ func (r *run) planMerge(ctx context.Context) error {
 	if _, err := r.s.exec(ctx, r.sql.Merge.MergePlan(planTable, r.src, actionColumn, r.merge)); err != nil {
 		return fmt.Errorf("planning the merge: %w", err)
 	}
-	if err := r.countActions(ctx); err != nil {
+	planRows, err := r.countActions(ctx)
+	if err != nil {
+		return err
+	}
+	if err := r.checkPlanRows(ctx, planRows); err != nil {
 		return err
 	}
 	if err := r.allowRewrite(ctx); err != nil {
@@ -57,24 +56,26 @@ func (r *run) planMerge(ctx context.Context) error {
 	// A merge's row count and checksum describe the rows it wrote: a scan
 	// of the whole target on every merge would cost more than the merge.
 	written := r.sql.Cond.In(actionColumn, engine.MergeInsert, engine.MergeReinsert, engine.MergeUpdate)
-	var err error
 	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, r.sql.Ident(planTable), r.dataColumns(r.stageCols), written)
 	return err
 }
 
-// countActions reads the merge plan's counts into the result.
-func (r *run) countActions(ctx context.Context) error {
+// countActions reads the merge plan's counts into the result, and
+// returns its number of rows.
+func (r *run) countActions(ctx context.Context) (int64, error) {
 	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.Tally(r.sql.Ident(planTable), actionColumn))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
+	var total int64
 	for rows.Next() {
 		var action string
 		var n int64
 		if err := rows.Scan(&action, &n); err != nil {
-			return err
+			return 0, err
 		}
+		total += n
 		switch action {
 		case engine.MergeInsert, engine.MergeReinsert:
 			r.res.Inserted += n
@@ -88,7 +89,7 @@ func (r *run) countActions(ctx context.Context) error {
 			r.res.SkippedOlder = n
 		}
 	}
-	return rows.Err()
+	return total, rows.Err()
 }
 
 // mergeMatched applies the plan's first statement: matched keys deleted or
@@ -167,44 +168,88 @@ func (r *run) allowRewrite(ctx context.Context) error {
 	return nil
 }
 
-// ensureTombstones creates the tombstone table, and gives it the staged
-// columns it lacks: they were added to the target (on_schema_change:
-// add_columns) after the tombstone table was made like it.
+// ensureTombstones creates the tombstone table like the target, and gives
+// it the target's columns it lacks, with the target's types: they were
+// added to the target (on_schema_change: add_columns) after the tombstone
+// table was made like it. On an engine whose DDL commits (engine.Swapper)
+// a run that creates it drops it again if it fails (dropTombstones); on
+// the others it is created in the run's transaction.
 func (r *run) ensureTombstones(ctx context.Context, spec engine.MergeSpec) error {
 	// On a Swapper engine a plan stops before creating the table; a run
 	// asks too, so that a plan's statements are the run's.
-	if r.swap != nil {
-		q, args := r.sql.Catalog.TableExists(spec.Tombstones)
-		var one int
-		if err := r.s.QueryRowContext(ctx, q, args...).Scan(&one); errors.Is(err, sql.ErrNoRows) {
-			if err := r.planDDL("create the tombstone table " + spec.Tombstones.Name); err != nil {
-				return err
-			}
-		} else if err != nil {
-			return err
-		}
+	if err := r.proto.creating(ctx, r, spec.Tombstones, "create the tombstone table "+spec.Tombstones.Name); err != nil {
+		return err
 	}
-	for _, q := range r.sql.Merge.Tombstones(spec) {
-		if _, err := r.s.exec(ctx, q); err != nil {
-			return fmt.Errorf("creating the tombstone table %s: %w", spec.Tombstones.Name, err)
-		}
+	if err := r.createTombstones(ctx, spec); err != nil {
+		return err
 	}
 	have, err := r.s.columns(ctx, r.sql, r.sql.Table(spec.Tombstones))
 	if err != nil {
 		return err
 	}
-	for _, c := range r.stageCols {
+	if r.typedOtherwise(have) {
+		if have, err = r.recreateTombstones(ctx, spec, have); err != nil {
+			return err
+		}
+	}
+	for _, c := range r.targetCols {
 		if slices.Contains(names(have), c.Name) {
 			continue
 		}
-		if err := r.planDDL(fmt.Sprintf("add column %q to %s", c.Name, spec.Tombstones.Name)); err != nil {
+		if err := r.proto.planDDL(r, fmt.Sprintf("add column %q to %s", c.Name, spec.Tombstones.Name)); err != nil {
 			return err
 		}
-		if _, err := r.s.exec(ctx, r.sql.Stage.AddColumn(spec.Tombstones, stageTable, c)); err != nil {
+		if _, err := r.s.exec(ctx, r.sql.Merge.TombstoneColumn(spec, c)); err != nil {
 			return fmt.Errorf("adding column %q to %s: %w", c.Name, spec.Tombstones.Name, err)
 		}
 	}
 	return nil
+}
+
+func (r *run) createTombstones(ctx context.Context, spec engine.MergeSpec) error {
+	for _, q := range r.sql.Merge.Tombstones(spec) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("creating the tombstone table %s: %w", spec.Tombstones.Name, err)
+		}
+	}
+	return nil
+}
+
+// typedOtherwise reports whether the tombstone table's columns have, for a
+// column of the target, another type than the target's.
+func (r *run) typedOtherwise(have []engine.Column) bool {
+	for _, c := range have {
+		for _, t := range r.targetCols {
+			if t.Name == c.Name && !strings.EqualFold(t.Type, c.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recreateTombstones makes an empty tombstone table typed otherwise than
+// the target anew, like the target: one a failed first merge of an older
+// idem left behind, typed from its input. One that holds deletes is kept
+// as it is: its rows are what deletes are remembered by. It returns the
+// table's columns (have, when kept).
+func (r *run) recreateTombstones(ctx context.Context, spec engine.MergeSpec, have []engine.Column) ([]engine.Column, error) {
+	n, err := r.s.count(ctx, r.sql.Inspect.Count(r.sql.Table(spec.Tombstones), ""))
+	if err != nil || n > 0 {
+		return have, err
+	}
+	if err := r.proto.planDDL(r, "create the tombstone table "+spec.Tombstones.Name+" anew, like the target"); err != nil {
+		return nil, err
+	}
+	r.log.Info("creating the empty tombstone table anew: its types are not the target's", "table", spec.Tombstones.Name)
+	if _, err := r.s.exec(ctx, r.sql.Scratch.DropTable(spec.Tombstones)); err != nil {
+		return nil, fmt.Errorf("dropping the tombstone table %s: %w", spec.Tombstones.Name, err)
+	}
+	r.tombCreated = true // dropped on failure where it outlives the run (swap, exchange)
+	if err := r.createTombstones(ctx, spec); err != nil {
+		return nil, err
+	}
+	return r.s.columns(ctx, r.sql, r.sql.Table(spec.Tombstones))
 }
 
 // alignStage gives the staged columns the target's types where they

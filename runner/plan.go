@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -172,8 +171,8 @@ func (r *run) partitionMarker() string {
 func (r *run) lockMarker() string {
 	scope := r.lockScope()
 	s := fmt.Sprintf("-- lock: %s, waiting up to %s", scope, job.FormatDuration(r.opts.LockTimeout))
-	if ld, ok := r.db.(engine.LockDescriber); ok {
-		s += ": " + ld.DescribeLock(scope)
+	if d := r.caps.Locks.DescribeLock(scope); d != "" {
+		s += ": " + d
 	}
 	return s
 }
@@ -191,23 +190,4 @@ func (r *run) recordLoad(text string) {
 		return
 	}
 	r.s.note(text)
-}
-
-// loadFiles has the engine's loader stage the files, recording what it
-// runs: its note on how the rows travel, then its statements.
-func (r *run) loadFiles(ctx context.Context, l engine.FileLoader, tx *sql.Tx, in engine.FileInput) error {
-	in.Record = r.recordLoad
-	if bl, ok := l.(engine.BuildLoader); ok && r.direct {
-		if r.xchg != nil {
-			in.BuildDDL = r.buildDDL
-		}
-		n, err := bl.LoadFilesBuilt(ctx, stageTable, r.built, in)
-		if !errors.Is(err, engine.ErrNoBuildSchema) && !errors.Is(err, engine.ErrNotBuilt) {
-			r.res.RowsIn = n
-			return err
-		}
-		r.built, r.direct = engine.Table{}, false
-		in.BuildDDL = nil
-	}
-	return l.LoadFiles(ctx, tx, stageTable, in)
 }

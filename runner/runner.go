@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/input"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/ledger"
-	"github.com/idemdata/idem/source"
 )
 
 // Version is recorded in the ledger.
@@ -154,17 +154,6 @@ func (e *InputError) Unwrap() []error {
 	return out
 }
 
-// located is the InputError for bad, a fault found by reading the input,
-// where err is what the reader or the database said.
-func located(bad, err error) *InputError {
-	e := &InputError{Msg: bad.Error(), Err: err, at: bad}
-	var le *source.LineError
-	if errors.As(bad, &le) {
-		e.File, e.Line, e.Column = le.File, le.Line, le.Column
-	}
-	return e
-}
-
 // Staging table names, on the run's own connection.
 const (
 	stageTable = engine.StageTable
@@ -195,17 +184,9 @@ func Run(ctx context.Context, db engine.DB, j *job.Job, opts Options) ([]Result,
 // runWindow runs one partition (opts already defaulted, the ledger
 // ensured). A failure is recorded in the failures table, best effort.
 func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts Options) (Result, error) {
-	r := &run{db: db, sql: db.SQL(), job: j, w: w, opts: opts, log: opts.Logger,
+	caps := db.Capabilities()
+	r := &run{db: db, sql: db.SQL(), caps: caps, proto: newProtocol(caps), job: j, w: w, opts: opts, log: opts.Logger,
 		res: Result{Job: j.Name, Partition: w.Label}}
-	if sw, ok := db.(engine.Swapper); ok {
-		r.swap = sw
-	}
-	if x, ok := db.(engine.PartitionExchanger); ok {
-		if r.swap == nil { // an engine's mistake: without a swap there is no atomic step
-			return r.res, fmt.Errorf("engine %T exchanges partitions but is not an engine.Swapper", db)
-		}
-		r.xchg = x
-	}
 	began := time.Now()
 	err := r.do(ctx)
 	// A run that ends before its ledger row still names its run id (a
@@ -213,7 +194,7 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 	if ferr := r.awaitFingerprint(); err == nil {
 		err = ferr
 	}
-	err = interpret(ctx, db, err)
+	err = interpret(ctx, caps, err)
 	r.res.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
 		r.res.Action = ActionFailed
@@ -230,17 +211,14 @@ func runWindow(ctx context.Context, db engine.DB, j *job.Job, w job.Window, opts
 // cancelled context is an interruption (whatever the driver said when its
 // connection was closed under it), and the engine maps its own errors (a
 // lock timeout in any statement) onto the engine's sentinels.
-func interpret(ctx context.Context, db engine.DB, err error) error {
+func interpret(ctx context.Context, caps engine.Capabilities, err error) error {
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil && !errors.Is(err, engine.ErrInterrupted) {
 		return fmt.Errorf("%w (%w)", engine.ErrInterrupted, err)
 	}
-	if in, ok := db.(engine.ErrorInterpreter); ok {
-		return in.Interpret(err)
-	}
-	return err
+	return caps.Errors.Interpret(err)
 }
 
 // lockScope is what a run's lock covers: the table it writes, named with
@@ -257,36 +235,23 @@ func (r *run) lockScope() engine.LockScope {
 	return s
 }
 
-// checkColumnTypes refuses a columns: type, or a partition.timezone, the
-// target database does not know, as a job-file error (exit 2) before
-// anything is read or written.
+// checkColumnTypes refuses a columns: type the reader does not know, or a
+// partition.timezone the target database does not know, as a job-file
+// error (exit 2) before anything is read or written, with the job's other
+// problems.
 func (r *run) checkColumnTypes(ctx context.Context) error {
-	ps, err := r.headerProblems()
+	ps, err := r.headerProblems(ctx)
 	if err != nil {
 		return err
 	}
-	tc, _ := r.db.(engine.TypeChecker)
-	names := make([]string, 0, len(r.job.Columns))
-	for c := range r.job.Columns {
-		names = append(names, c)
-	}
-	slices.Sort(names)
-	// Outside the data transaction, each check on its own: a failed one
-	// leaves nothing to roll back, and every unknown type is reported.
+	names := slices.Sorted(maps.Keys(r.job.Columns))
 	for _, c := range names {
-		if tc == nil {
-			break
-		}
-		typ := r.job.Columns[c]
-		if err := tc.CheckType(ctx, typ); err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			ps = append(ps, job.Problem{Path: "columns." + c, Line: r.job.Pos.Columns[c], Msg: fmt.Sprintf("%q is not a type the target database knows: %v", typ, firstLine(err))})
+		if _, err := input.ParseType(r.job.Columns[c]); err != nil {
+			ps = append(ps, job.Problem{Path: "columns." + c, Line: r.job.Pos.Columns[c], Msg: err.Error()})
 		}
 	}
-	if zc, ok := r.db.(engine.ZoneChecker); ok && r.job.Partition.Timezone != "" {
-		if err := zc.CheckZone(ctx, r.job.Partition.Timezone); err != nil {
+	if r.job.Partition.Timezone != "" {
+		if err := r.caps.Zones.CheckZone(ctx, r.job.Partition.Timezone); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
@@ -308,7 +273,9 @@ func firstLine(err error) string {
 // checkOwner refuses to write a table another job has written, unless
 // this job names that job under target.shared_with: two jobs replacing one
 // partition would undo each other on every run, and each would reload
-// what the other wrote.
+// what the other wrote. Table names are compared without case on every
+// engine (DuckDB folds it), and jobs sharing a table must spell it alike:
+// the lock they take turns on is keyed by its name.
 func (r *run) checkOwner(ctx context.Context) error {
 	if !r.ledger { // no run has written anything yet
 		return nil
@@ -317,18 +284,30 @@ func (r *run) checkOwner(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var foreign []string
+	var foreign, spelled []string
 	for _, o := range owners {
-		if !slices.Contains(r.job.Target.SharedWith, o) {
-			foreign = append(foreign, o)
+		switch {
+		case !slices.Contains([]string(r.job.Target.SharedWith), o.Job):
+			who := fmt.Sprintf("%q", o.Job)
+			if o.Table != r.tableName() {
+				who += " (as " + o.Table + ")"
+			}
+			foreign = append(foreign, who)
+		case o.Table != r.tableName():
+			spelled = append(spelled, fmt.Sprintf("%q writes it as %s", o.Job, o.Table))
 		}
 	}
-	if len(foreign) == 0 {
-		return nil
+	if len(foreign) > 0 {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+			"%s is loaded by job %s (per %s; table names are compared without case); a table has one owning job: give this job its own table, or, if both jobs really write it, name the other under target.shared_with",
+			r.tableName(), strings.Join(foreign, ", "), r.sql.Table(r.db.Names().Ledger))}}}
 	}
-	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
-		"%s is loaded by job %s (per %s); a table has one owning job: give this job its own table, or, if both jobs really write it, name the other under target.shared_with",
-		r.tableName(), quoteAll(foreign), r.sql.Table(r.db.Names().Ledger))}}}
+	if len(spelled) > 0 {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
+			"%s is shared with a job that spells it otherwise: %s; spell it alike in every job that shares it, so that their runs take turns on one lock",
+			r.tableName(), strings.Join(spelled, "; "))}}}
+	}
+	return nil
 }
 
 // tableName is the qualified target as the ledger records it.
@@ -344,95 +323,6 @@ func (r *run) qualifiedTable() engine.Table {
 		t.Schema = r.db.Names().DefaultSchema
 	}
 	return t
-}
-
-// readError explains why the input files could not be read: for CSV, the
-// first structural fault found by a strict reader (file, line, what is
-// wrong), which a database's reader reports less plainly; else the
-// reader's own error. It keeps the chain, so a cancelled run stays one.
-func (r *run) readError(files []string, err error) error {
-	if ctx := r.ctx; ctx != nil && ctx.Err() != nil {
-		return err
-	}
-	// A connection lost while loading is not the input's fault.
-	if in, ok := r.db.(engine.ErrorInterpreter); ok && errors.Is(in.Interpret(err), engine.ErrConnLost) {
-		return err
-	}
-	if bv := (*engine.BadValue)(nil); errors.As(err, &bv) {
-		return &InputError{Msg: bv.Msg, Err: err, File: bv.File, Line: bv.Line, Column: bv.Column}
-	}
-	if le := source.JSONReadError(err); le != nil {
-		return located(le, err)
-	}
-	if bad := r.explainFiles(files); bad != nil {
-		return located(bad, err)
-	}
-	return &InputError{Msg: fmt.Sprintf("reading %s: %s", strings.Join(files, ", "), condense(err)), Err: err}
-}
-
-// stageFiles reads the input files into stageTable, with the engine's own
-// loader where it has one.
-func (r *run) stageFiles(ctx context.Context, files []string) error {
-	in, err := fileInput(r.job, files)
-	if err != nil {
-		return err
-	}
-	if rs, ok := r.db.(engine.FileResolver); ok {
-		var err error
-		if in, err = rs.ResolveFiles(ctx, r.s, in); err != nil {
-			return err
-		}
-	}
-	if done, err := r.loadInto(ctx, in); done || err != nil {
-		return err
-	}
-	if l, ok := r.db.(engine.FileLoader); ok {
-		return r.loadFiles(ctx, l, r.tx, in)
-	}
-	if r.sql.Files == nil {
-		return errors.New("this engine neither reads files in SQL nor loads them itself")
-	}
-	q, err := r.sql.Files.StageFiles(stageTable, in)
-	if err != nil {
-		return err
-	}
-	r.s.mark(KindLoad, r.loadMarker(files, "by the next statement: the database reads the files itself"))
-	_, err = r.s.exec(ctx, q)
-	return err
-}
-
-// fileInput describes files of j's input as a FileLoader is given them.
-func fileInput(j *job.Job, files []string) (engine.FileInput, error) {
-	in := engine.FileInput{Paths: files, Format: j.Source.Format, Types: j.Columns, Target: engine.Table(j.Table()),
-		Exact: exactColumns(j)}
-	if in.Format == "csv" {
-		for _, f := range files { // a reader takes an empty file for one nameless column
-			if st, err := os.Stat(f); err == nil && st.Size() == 0 {
-				return in, &InputError{Msg: f + " is empty (0 bytes): not even a header line (a header-only file is an empty delivery)"}
-			}
-		}
-		delim, err := source.CSVDelimiter(files[0])
-		if err != nil {
-			return in, err
-		}
-		in.Delim = string(delim)
-	}
-	return in, nil
-}
-
-// Input is the input files of j's partition w as a FileLoader would be
-// given them, for Driver.Warm; false when the job reads a query or no
-// file matches.
-func Input(j *job.Job, w job.Window) (engine.FileInput, bool) {
-	if j.Source.Query != "" {
-		return engine.FileInput{}, false
-	}
-	files, err := source.Files(j.Dir, renderGlobs(j, w))
-	if err != nil || len(files) == 0 {
-		return engine.FileInput{}, false
-	}
-	in, err := fileInput(j, files)
-	return in, err == nil
 }
 
 // placeStep counts where the staged rows belong, and refuses an input
@@ -544,7 +434,10 @@ func (r *run) placeRows(ctx context.Context) (int64, error) {
 func (r *run) placement(ctx context.Context, where string) (total, inWindow, nulls int64, err error) {
 	col := r.job.Partition.Column
 	pc, fold := r.sql.Check.(engine.PlacementChecksummer)
-	if !fold || !r.direct || r.swap != nil || r.split != nil {
+	// Only a direct load into the new target itself, in the run's
+	// transaction, has the partition as the run leaves it.
+	intoTarget := r.direct && r.built == engine.Table(r.job.Table())
+	if !fold || !intoTarget || r.split != nil {
 		q := r.sql.Write.Placement(r.srcTable(), where, col)
 		err = r.s.QueryRowContext(ctx, q).Scan(&total, &inWindow, &nulls)
 		return total, inWindow, nulls, err
@@ -639,23 +532,6 @@ func (r *run) emptyError(ctx context.Context) error {
 		return &InputError{Msg: fmt.Sprintf("%s; the partition keeps its %d rows (set allow_empty: true to let an empty input empty it)", msg, n)}
 	}
 	return &InputError{Msg: msg + "; nothing was loaded (set allow_empty: true if an empty partition is normal)"}
-}
-
-// locate names up to 3 input rows where any of cols is empty, by file and
-// line, for an error message; "" for a query source or when none is found.
-func (r *run) locate(cols []string) string {
-	if len(r.files) == 0 {
-		return ""
-	}
-	locs, _ := source.LocateEmpty(r.files, r.job.Source.Format, cols, 3)
-	if len(locs) == 0 {
-		return ""
-	}
-	parts := make([]string, len(locs))
-	for i, l := range locs {
-		parts[i] = l.String()
-	}
-	return ". At " + strings.Join(parts, "; ")
 }
 
 func quoteAll(ss []string) string {
@@ -780,6 +656,7 @@ func (r *run) checkColumns(stage, target []engine.Column) error {
 		ps = append(ps, job.Problem{Path: "loaded_at", Msg: fmt.Sprintf("column %q is also in the source; loaded_at must name a column idem fills", r.job.LoadedAt)})
 	}
 	ps = append(ps, r.floatProblems(stage, target)...)
+	ps = append(ps, r.jsonProblems()...)
 	if len(ps) > 0 {
 		return &job.Error{File: r.job.Path, Problems: ps}
 	}
@@ -849,9 +726,6 @@ func (r *run) checkTypes(ctx context.Context) error {
 			return err
 		}
 		if n > 0 {
-			if bad := r.explainFiles(r.files); bad != nil && len(r.files) > 0 {
-				return &InputError{Msg: fmt.Sprintf("%v; the target's column %q is %s", bad, c.Name, tt)}
-			}
 			return &InputError{Msg: fmt.Sprintf("%s (%s); a column's type never changes silently: give the input's type under columns:, or change the target's column yourself",
 				change, r.inputName())}
 		}
@@ -867,8 +741,11 @@ func (r *run) addColumns(ctx context.Context) error {
 		return nil
 	}
 	for _, c := range r.newCols {
-		if _, err := r.s.exec(ctx, r.sql.Stage.AddColumn(engine.Table(r.job.Table()), stageTable, c)); err != nil {
-			return fmt.Errorf("adding column %q to %s: %w", c.Name, r.job.Target.Table, err)
+		add := append([]string{r.sql.Stage.AddColumn(engine.Table(r.job.Table()), stageTable, c)}, r.markJSON(engine.Table(r.job.Table()), []string{c.Name})...)
+		for _, q := range add {
+			if _, err := r.s.exec(ctx, q); err != nil {
+				return fmt.Errorf("adding column %q to %s: %w", c.Name, r.job.Target.Table, err)
+			}
 		}
 		r.log.Info("added column", "table", r.job.Target.Table, "column", c.Name, "type", c.Type)
 	}
@@ -889,10 +766,8 @@ func exactColumns(j *job.Job) []string {
 	return cols
 }
 
-// floatProblems refuses a key or version column that is floating point in
-// the input or the target: distinct 20-digit keys round to one DOUBLE, and
-// de-duplication would then keep one row of three.
-func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
+// exactPaths names the key and version columns by their path in the job.
+func (r *run) exactPaths() map[string]string {
 	paths := map[string]string{}
 	for i, k := range r.job.Key {
 		paths[k] = fmt.Sprintf("key[%d]", i)
@@ -900,6 +775,31 @@ func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
 	if r.job.LatestBy != "" {
 		paths[r.job.LatestBy] = "latest_by"
 	}
+	return paths
+}
+
+// jsonProblems refuses a key or version column the reader found to be
+// JSON: engines neither order nor index it alike (PostgreSQL's json has
+// no order, MariaDB compares it under a collation of its own).
+func (r *run) jsonProblems() []job.Problem {
+	if r.scanned == nil {
+		return nil
+	}
+	paths := r.exactPaths()
+	var ps []job.Problem
+	for _, c := range r.scanned.Columns {
+		if p, ok := paths[c.Name]; ok && c.Type.Kind == input.JSON {
+			ps = append(ps, job.Problem{Path: p, Msg: fmt.Sprintf("column %q is read as JSON; a key or version column must not be JSON, which engines neither order nor index alike: declare it VARCHAR under columns:", c.Name)})
+		}
+	}
+	return ps
+}
+
+// floatProblems refuses a key or version column that is floating point in
+// the input or the target: distinct 20-digit keys round to one DOUBLE, and
+// de-duplication would then keep one row of three.
+func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
+	paths := r.exactPaths()
 	fix := "declare its type under columns: (DECIMAL(38,0) or VARCHAR for integers, DECIMAL(p,s) or VARCHAR otherwise)"
 	if r.job.Source.Query != "" {
 		fix = "cast it in source.query (to DECIMAL(38,0), DECIMAL(p,s) or text)"
@@ -924,8 +824,8 @@ func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
 func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 	j := r.job
 	stage := r.stagedTable()
-	total := r.res.RowsIn // the engine counted what it loaded into the built table
-	if !r.direct {
+	total := r.res.RowsIn // the reader counted the files' rows
+	if r.scanned == nil {
 		var err error
 		if total, err = r.s.count(ctx, r.sql.Inspect.Count(stage, "")); err != nil {
 			return "", err
@@ -1002,26 +902,28 @@ func (r *run) nullKeyError(ctx context.Context, n int64, stage, cond string, col
 // window is the SQL predicate selecting this partition's rows, with the
 // window's bounds as typed literals of the partition column's type.
 func (r *run) window(cols []engine.Column) (string, error) {
-	col := r.job.Partition.Column
+	return windowCond(r.sql, r.job, r.w, cols)
+}
+
+// windowCond is the predicate selecting window w's rows of a table of cols.
+func windowCond(d *engine.SQL, j *job.Job, w job.Window, cols []engine.Column) (string, error) {
+	col := j.Partition.Column
 	var typ string
 	for _, c := range cols {
 		if c.Name == col {
 			typ = c.Type
 		}
 	}
-	kind, ok := r.sql.Types.TimeKindOf(typ)
+	kind, ok := d.Types.TimeKindOf(typ)
 	if !ok {
-		if bad := r.badTimeValue(col); bad != nil {
-			return "", bad
-		}
-		return "", &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "partition.column",
+		return "", &job.Error{File: j.Path, Problems: []job.Problem{{Path: "partition.column",
 			Msg: fmt.Sprintf("column %q is %s; it must be a date or timestamp (give its type under columns:)", col, typ)}}}
 	}
-	if kind == engine.KindDate && r.w.Grain == job.GrainHour {
-		return "", &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "partition.grain",
+	if kind == engine.KindDate && w.Grain == job.GrainHour {
+		return "", &job.Error{File: j.Path, Problems: []job.Problem{{Path: "partition.grain",
 			Msg: fmt.Sprintf("hour partitions need a timestamp column; %q is a DATE", col)}}}
 	}
-	return r.sql.Cond.Between(col, r.sql.TimeLiteral(r.w.Start, kind), r.sql.TimeLiteral(r.w.End, kind)), nil
+	return d.Cond.Between(col, d.TimeLiteral(w.Start, kind), d.TimeLiteral(w.End, kind)), nil
 }
 
 func (r *run) insert(ctx context.Context, table, src string, cols []engine.Column) error {
@@ -1035,7 +937,7 @@ func (r *run) insert(ctx context.Context, table, src string, cols []engine.Colum
 	}
 	q := r.sql.Write.InsertSelect(table, names(cols), r.job.LoadedAt, r.sql.Ident(src), where)
 	if r.res.Inserted, err = r.s.exec(ctx, q, args...); err != nil {
-		return r.explainInsert(fmt.Errorf("inserting into %s: %w", r.job.Target.Table, err))
+		return fmt.Errorf("inserting into %s: %w", r.job.Target.Table, err)
 	}
 	return nil
 }
@@ -1092,7 +994,7 @@ var ErrNotFound = errors.New("does not exist")
 // wrapping ErrNotFound.
 func TableChecksum(ctx context.Context, db engine.DB, table engine.Table, where string, exclude []string) (int64, string, error) {
 	if where != "" {
-		if err := engine.CheckExpression(where); err != nil {
+		if err := engine.CheckExpression(where, engine.LexiconOf(db.SQL().Dialect).Rules); err != nil {
 			return 0, "", fmt.Errorf("the condition %w", err)
 		}
 		where = "(" + where + ")"

@@ -10,53 +10,86 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/input"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/ledger"
-	"github.com/idemdata/idem/source"
 )
 
-// run is one partition's run.
+// run is one partition's run: what it was given, and (embedded) what its
+// steps learn, grouped by what they are about.
 type run struct {
-	ctx  context.Context // for WaitAt and readError only; steps take their own ctx
-	db   engine.DB
-	sql  *engine.SQL
-	swap engine.Swapper            // set when the engine's DDL commits the open transaction
-	xchg engine.PartitionExchanger // set when the engine swaps partitions instead (no transactions)
-	job  *job.Job
-	w    job.Window
-	opts Options
-	log  *slog.Logger
-	s    *session
-	tx   *sql.Tx
-	res  Result
+	ctx   context.Context // for WaitAt and readError only; steps take their own ctx
+	db    engine.DB
+	sql   *engine.SQL
+	caps  engine.Capabilities
+	proto protocol // how the writes commit: chosen once, from caps.Commit
+	job   *job.Job
+	w     job.Window
+	opts  Options
+	log   *slog.Logger
+	s     *session
+	res   Result
+	learned
+}
 
+// learned is what a run's steps learn, in order.
+type learned struct {
+	tx        *sql.Tx
 	startedAt time.Time
 	closed    bool // the partition is closed (a run while open is recorded so)
+	targetState
+	inputState
+	buildState
+	sums
+	merge engine.MergeSpec
+}
 
-	// What the steps learn, in order.
+// targetState is what the run found of its target.
+type targetState struct {
 	table      string          // the table data steps write, quoted: the target, or the table built to replace it
 	ledger     bool            // idem_runs exists
 	exists     bool            // the target table exists
 	targetCols []engine.Column // its columns
-	files      []string        // the input files, for locating bad rows
 	newCols    []engine.Column // input columns the target lacks (add_columns)
-	staged     bool            // the input was read into stageTable
-	stageCols  []engine.Column // the input's columns
-	src        string          // stageTable, or dedupTable when de-duplicated
-	merge      engine.MergeSpec
-	built      engine.Table // with swap: the table built to replace the target, or zero
-	exch       engine.Table // with xchg: the table the partition is built in, or zero
-	swapped    bool         // with xchg: the partition is in place
-	// unkeyed: with xchg, the existing target has no partition key (a
+	replaces   bool            // the built table replaces an existing target
+	// unkeyed: exchanging, the existing target has no partition key (a
 	// merge job sharing the table created it): the whole table is copied,
 	// the partition's rows deleted from the copy, and the copy swapped in.
-	unkeyed  bool
-	replaces bool // the built table replaces an existing target
+	unkeyed bool
+}
+
+// inputState is what the run read.
+type inputState struct {
+	files     []string        // the input files, for locating bad rows
+	staged    bool            // the input was read into stageTable
+	stageCols []engine.Column // the input's columns
+	src       string          // stageTable, or dedupTable when de-duplicated
+	scanned   *input.Input    // the input as the reader read it (files only)
+	inWindow  int64           // the input's rows in the partition
+}
+
+// buildState is the tables a run builds beside its target (swap and
+// exchange protocols; a direct load on every protocol).
+type buildState struct {
+	built   engine.Table // the table built to replace the target, or zero
+	exch    engine.Table // exchanging: the table the partition is built in, or zero
+	swapped bool         // exchanging: the partition is in place
 	// direct: the input was loaded straight into built, not into staging
-	// (engine.BuildLoader; see direct.go).
-	direct   bool
-	inWindow int64  // the input's rows in the partition
-	unlock   func() // with swap: releases the run's lock
+	// (see direct.go).
+	direct bool
+	// afterRows is what a direct load creates after its rows (indexes).
+	afterRows []string
+	unlock    func() // swap and exchange: releases the run's lock
+	// tombCreated: this run created merge.Tombstones outside its
+	// transaction, so a failure drops it (dropTombstones).
+	tombCreated bool
+	// landed: swapping, the run's writes are in the target (committed,
+	// and the built table swapped in).
+	landed bool
+}
+
+// sums are checksums a run takes ahead of its checksum step.
+type sums struct {
 	// pre is the partition's checksum taken while the input was hashed,
 	// for the skip decision (nil: not taken).
 	pre *partitionSum
@@ -87,6 +120,7 @@ type partitionSum struct {
 const (
 	phasePrepare = iota // staging, checks, and DDL
 	phaseData           // the writes: one transaction
+	phaseLedger         // the ledger row: last of the data, after an exchange
 	phaseCleanup        // dropping the run's temporary tables
 )
 
@@ -110,14 +144,6 @@ var errSkipped = errors.New("already loaded")
 // and ledger that exist) is planned in full.
 var ErrPlanNeedsDDL = errors.New("a plan cannot go on: the run would change the database's shape, which this engine cannot roll back")
 
-// planDDL stops a plan on a Swapper engine before the DDL what.
-func (r *run) planDDL(what string) error {
-	if r.swap == nil || r.opts.plan == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: it would %s here (a run does; plan again once a run has)", ErrPlanNeedsDDL, what)
-}
-
 // steps lists a run's steps in order: where each guarantee's statement
 // runs, and where a crash can fall between them.
 func (r *run) steps() []step {
@@ -125,9 +151,7 @@ func (r *run) steps() []step {
 		{name: "check ledger", do: r.checkLedger},
 		{name: "inspect target", do: r.inspectTarget},
 	}
-	if r.xchg != nil && r.job.Strategy != job.StrategyMerge {
-		steps = append(steps, step{name: "check partition key", do: r.checkPartitionKey})
-	}
+	steps = append(steps, r.proto.checks(r)...)
 	// Files are fingerprinted from their bytes before anything is read into
 	// the database, so a skipped run reads nothing; a query's rows can only
 	// be fingerprinted once staged.
@@ -145,41 +169,21 @@ func (r *run) steps() []step {
 	steps = append(steps,
 		step{name: "check input", do: r.checkInput},
 		step{name: "de-duplicate", do: r.dedupStep})
-	shape := step{name: "shape target", do: r.shapeTarget}
 	if r.job.Strategy == job.StrategyMerge {
-		steps = append(steps, shape,
+		steps = append(steps,
+			step{name: "shape target", do: r.shapeTarget},
 			step{name: "plan merge", do: r.planMerge},
 			step{name: "merge matched keys", phase: phaseData, do: r.mergeMatched, crash: CrashAfterDelete},
 			step{name: "merge the rest", phase: phaseData, do: r.mergeRest, crash: CrashAfterWrite})
 	} else {
-		steps = append(steps, r.partitionSteps(shape)...)
+		steps = append(steps, r.proto.partitionWrites(r)...)
 	}
 	// The ledger is created only now: everything a run can refuse has been
 	// checked by here, and a refused run leaves no ledger behind.
 	return append(steps,
 		step{name: "ensure ledger", do: r.ensureLedger},
-		step{name: "write ledger", phase: phaseData, do: r.writeLedger},
+		step{name: "write ledger", phase: phaseLedger, do: r.writeLedger},
 		step{name: "drop staging", phase: phaseCleanup, do: r.dropStaging, crash: CrashBeforeCommit})
-}
-
-// partitionSteps are the partition strategy's steps from shaping the
-// target to its checksum.
-func (r *run) partitionSteps(shape step) []step {
-	var steps []step
-	place := step{name: "place rows", do: r.placeStep}
-	if r.swap != nil { // refuse before building a table that would outlive the run
-		steps = append(steps, place, shape)
-	} else {
-		steps = append(steps, shape, place)
-	}
-	if r.xchg != nil {
-		steps = append(steps, r.exchangeSteps()...)
-	} else {
-		steps = append(steps,
-			step{name: "delete partition", phase: phaseData, do: r.deletePartition, crash: CrashAfterDelete},
-			step{name: "insert partition", phase: phaseData, do: r.insertPartition, crash: CrashAfterWrite})
-	}
-	return append(steps, step{name: "checksum partition", phase: phaseData, do: r.checksumPartition})
 }
 
 // do runs one partition: the same steps for every engine, in one
@@ -202,100 +206,49 @@ func (r *run) do(ctx context.Context) (err error) {
 		return err
 	}
 	r.table = r.sql.Table(engine.Table(r.job.Table()))
-	if r.swap != nil {
-		return r.doSwapped(ctx)
-	}
-	release, err := r.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { err = r.end(err, release) }()
-	if err := r.runSteps(ctx, r.steps()); err != nil {
-		return err
-	}
-	return r.commit()
-}
-
-// doSwapped runs a partition on an engine whose DDL commits the open
-// transaction: under the lock, the prepare steps outside any transaction,
-// then the data steps in one, then the cleanup.
-func (r *run) doSwapped(ctx context.Context) (err error) {
-	r.s.mark(KindLock, r.lockMarker())
-	if r.unlock, err = r.db.Lock(ctx, nil, r.lockScope(), r.opts.LockTimeout); err != nil {
-		return err
-	}
-	defer func() { r.unlock() }()
-	prepare, data, cleanup := phases(r.steps())
-	defer func() { r.cleanUp(ctx, cleanup, err) }()
-	defer r.stopChecksum()
-	if err := r.runSteps(ctx, prepare); err != nil {
-		if errors.Is(err, errSkipped) {
-			r.res.Action = ActionSkipped
-			return nil
-		}
-		return err
-	}
-	if r.xchg != nil {
-		return r.exchange(ctx, data)
-	}
-	r.s.mark(KindBegin, "BEGIN")
-	if r.tx, err = r.db.Begin(ctx); err != nil {
-		return err
-	}
-	r.s.q = r.tx
-	if err := r.runSteps(ctx, data); err != nil {
-		r.s.mark(KindRollback, "ROLLBACK")
-		r.tx.Rollback()
-		r.s.q = r.db.Conn() // the cleanup runs on the connection
-		return err
-	}
-	// The cleanup runs after the commit here, so the crash point named
-	// for the moment before it is taken now.
-	r.crash(CrashBeforeCommit)
-	if err := r.commit(); err != nil {
-		return err
-	}
-	r.s.q = r.db.Conn()
-	return r.swapIn(ctx)
+	return r.proto.execute(ctx, r, r.steps())
 }
 
 // phases splits steps by phase, each in order.
-func phases(steps []step) (prepare, data, cleanup []step) {
+func phases(steps []step) (prepare, data, ledger, cleanup []step) {
 	for _, st := range steps {
 		switch st.phase {
 		case phasePrepare:
 			prepare = append(prepare, st)
 		case phaseData:
 			data = append(data, st)
+		case phaseLedger:
+			ledger = append(ledger, st)
 		default:
-			st.crash = "" // doSwapped takes it before the commit
+			st.crash = "" // taken before the commit (transactData, exchange)
 			cleanup = append(cleanup, st)
 		}
 	}
-	return prepare, data, cleanup
+	return prepare, data, ledger, cleanup
 }
 
 // cleanUp ends a swapped run whatever happened: it drops the temporary
 // tables, and a built table that was not swapped in (the run failed). A
 // failure to drop them is logged, not the run's.
-func (r *run) cleanUp(ctx context.Context, cleanup []step, err error) {
+func (r *run) cleanUp(ctx context.Context, cleanup []step, err error, rollbackMark bool) {
 	ctx = context.WithoutCancel(ctx)
 	if cerr := r.runSteps(ctx, cleanup); cerr != nil {
 		r.log.Warn("dropping staging tables", "err", cerr)
 	}
 	if err != nil && r.built.Name != "" {
-		if _, derr := r.s.exec(ctx, r.swap.Drop(r.built)); derr != nil {
+		if _, derr := r.s.exec(ctx, r.proto.drop(r, r.built)); derr != nil {
 			r.log.Warn("dropping the built table", "table", r.built.Name, "err", derr)
 		}
 	}
+	r.dropTombstones(ctx, err)
 	if r.exch.Name != "" {
-		if _, derr := r.s.exec(ctx, r.swap.Drop(r.exch)); derr != nil {
+		if _, derr := r.s.exec(ctx, r.proto.drop(r, r.exch)); derr != nil {
 			r.log.Warn("dropping the partition's exchange table", "table", r.exch.Name, "err", derr)
 		}
 	}
 	// A failed plan on an engine without transactions ends, as elsewhere,
 	// by saying that nothing stays.
-	if r.xchg != nil && r.opts.plan != nil && err != nil && !errors.Is(err, errSkipped) {
+	if rollbackMark && r.opts.plan != nil && err != nil && !errors.Is(err, errSkipped) {
 		r.s.mark(KindRollback, "ROLLBACK")
 	}
 }
@@ -324,10 +277,8 @@ func (r *run) begin(ctx context.Context) (release func(), err error) {
 	r.s.mark(KindLock, r.lockMarker())
 	release, err = r.db.Lock(ctx, r.tx, r.lockScope(), r.opts.LockTimeout)
 	if err == nil {
-		if ms, ok := r.db.(engine.MemorySizer); ok {
-			if err = ms.SizeMemory(ctx, r.tx, r.job.Strategy == job.StrategyMerge); err != nil {
-				release()
-			}
+		if err = r.caps.Memory.SizeMemory(ctx, r.tx, r.job.Strategy == job.StrategyMerge); err != nil {
+			release()
 		}
 	}
 	if err != nil {
@@ -383,14 +334,10 @@ func (r *run) commit() error {
 	return nil
 }
 
-// sizeCommit tells an engine.CommitSizer how large the commit is about to
-// be.
+// sizeCommit tells the engine how large the commit is about to be
+// (engine.CommitSizer).
 func (r *run) sizeCommit(ctx context.Context) error {
-	cs, ok := r.db.(engine.CommitSizer)
-	if !ok {
-		return nil
-	}
-	if err := cs.SizeCommit(ctx, r.tx, r.res.RowsIn+r.res.Deleted); err != nil {
+	if err := r.caps.Size.SizeCommit(ctx, r.tx, r.res.RowsIn+r.res.Deleted); err != nil {
 		return fmt.Errorf("sizing the commit: %w", err)
 	}
 	return nil
@@ -406,7 +353,7 @@ func (r *run) checkLedger(ctx context.Context) error {
 		return err
 	}
 	if exists && !current {
-		if err := r.planDDL("add the columns this version brings to idem_runs"); err != nil {
+		if err := r.proto.planDDL(r, "add the columns this version brings to idem_runs"); err != nil {
 			return err
 		}
 		if err := ledger.Ensure(ctx, r.db, r.s); err != nil {
@@ -422,14 +369,21 @@ func (r *run) inspectTarget(ctx context.Context) (err error) {
 	if r.exists, err = r.tableExists(ctx); err != nil || !r.exists {
 		return err
 	}
-	r.targetCols, err = r.s.columns(ctx, r.sql, r.table)
-	return err
+	if r.targetCols, err = r.s.columns(ctx, r.sql, r.table); err != nil {
+		return err
+	}
+	// Refused before the input is read: the key's type may be one the
+	// reader cannot write either, which would hide why.
+	if r.job.Strategy == job.StrategyMerge {
+		return r.checkGeneratedKey(ctx)
+	}
+	return nil
 }
 
 // fingerprintFiles lists the input files and fingerprints their bytes.
 func (r *run) fingerprintFiles(ctx context.Context) error {
 	globs := renderGlobs(r.job, r.w)
-	files, err := source.Files(r.job.Dir, globs)
+	files, err := input.List(r.job.Dir, globs)
 	if err != nil {
 		return err
 	}
@@ -448,7 +402,7 @@ func (r *run) fingerprintFiles(ctx context.Context) error {
 	// the ledger is written (awaitFingerprint).
 	done := make(chan hashed, 1)
 	go func() {
-		fp, err := source.FingerprintFiles(files)
+		fp, err := input.Fingerprint(files)
 		done <- hashed{fp, err}
 	}()
 	skippable, perr := r.checksumAhead(ctx)
@@ -480,6 +434,9 @@ func (r *run) awaitFingerprint() error {
 	r.hashing = nil
 	if h.err != nil {
 		return h.err
+	}
+	if r.scanned != nil && h.fp != r.scanned.Fingerprint {
+		return changedSince(r.files)
 	}
 	r.setRunID(h.fp)
 	return nil
@@ -537,7 +494,7 @@ func (r *run) fingerprintRows(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	r.setRunID(source.FingerprintRows(n, sum))
+	r.setRunID(FingerprintRows(n, sum))
 	return nil
 }
 
@@ -545,7 +502,7 @@ func (r *run) fingerprintRows(ctx context.Context) (err error) {
 // definition and the input's fingerprint.
 func (r *run) setRunID(fingerprint string) {
 	r.res.InputFingerprint = fingerprint
-	r.res.RunID = source.RunID(r.job.Name, r.w.Label, r.job.DefinitionHash(), fingerprint)
+	r.res.RunID = RunID(r.job.Name, r.w.Label, r.job.DefinitionHash(), fingerprint)
 }
 
 // decideSkip ends the run with errSkipped when the ledger says it is done.
@@ -579,16 +536,10 @@ func (r *run) stageInput(ctx context.Context) error {
 	}
 	r.staged = true
 	r.report(StepStaging)
-	if !r.exists && r.swap == nil {
-		r.crash(WaitBeforeBuild) // a Swapper's is in lockTable
-	}
-	if err := r.lockForBuild(ctx); err != nil {
+	if err := r.proto.prepareDirect(ctx, r); err != nil {
 		return err
 	}
-	if err := r.stageFiles(ctx, r.files); err != nil {
-		return r.readError(r.files, err)
-	}
-	return nil
+	return r.stageFiles(ctx, r.files)
 }
 
 // checkInput checks the staged columns against the job and the target.
@@ -607,7 +558,13 @@ func (r *run) checkInput(ctx context.Context) (err error) {
 	if err := r.checkTypes(ctx); err != nil {
 		return err
 	}
+	if err := r.checkDeleteFlag(); err != nil {
+		return err
+	}
 	if r.job.Strategy == job.StrategyMerge && r.exists {
+		if err := r.checkFirstMerge(ctx); err != nil {
+			return err
+		}
 		if err := r.checkKeyIndex(ctx); err != nil {
 			return err
 		}
@@ -639,10 +596,7 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 		return r.adoptBuilt(ctx)
 	}
 	create := !r.exists && r.res.RowsIn > 0
-	// Without transactions, a merge is applied to a copy of the target
-	// swapped in whole.
-	copyMerge := r.xchg != nil && r.exists && r.job.Strategy == job.StrategyMerge && r.res.RowsIn > 0
-	if r.swap != nil && (create || len(r.newCols) > 0 || copyMerge) {
+	if r.proto.rebuilds(r, create) {
 		return r.build(ctx)
 	}
 	if err := r.addColumns(ctx); err != nil {
@@ -652,7 +606,8 @@ func (r *run) shapeTarget(ctx context.Context) (err error) {
 		return nil
 	}
 	t := engine.Table(r.job.Table())
-	for _, q := range append(r.sql.Stage.CreateTableFrom(t, stageTable, r.job.LoadedAt), r.targetIndexes(t)...) {
+	stmts := append(r.sql.Stage.CreateTableFrom(t, stageTable, r.job.LoadedAt), r.targetIndexes(t)...)
+	for _, q := range append(stmts, r.markJSON(t, nil)...) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", r.job.Target.Table, err)
 		}
@@ -686,7 +641,7 @@ func (r *run) ensureLedger(ctx context.Context) error {
 	if r.ledger {
 		return nil
 	}
-	if err := r.planDDL("create idem_runs"); err != nil {
+	if err := r.proto.planDDL(r, "create idem_runs"); err != nil {
 		return err
 	}
 	return ledger.Ensure(ctx, r.db, r.s)
@@ -763,18 +718,14 @@ func (r *run) build(ctx context.Context) (err error) {
 	if r.exists {
 		what = "rebuild " + r.job.Target.Table + " with its new columns"
 	}
-	if err := r.planDDL(what); err != nil {
+	if err := r.proto.planDDL(r, what); err != nil {
 		return err
 	}
 	if rebuilt, err := r.lockTable(ctx); err != nil || !rebuilt {
 		return err
 	}
-	r.built = engine.Table{Schema: t.Schema, Name: t.Name + engine.BuildSuffix}
-	if len(r.built.Name) > engine.MaxIdentBytes {
-		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "target.table", Msg: fmt.Sprintf(
-			"table name %q is too long: a run that changes its shape builds %q beside it, longer than %d bytes", t.Name, r.built.Name, engine.MaxIdentBytes)}}}
-	}
-	if _, err := r.s.exec(ctx, r.swap.Drop(r.built)); err != nil {
+	r.built = engine.Table{Schema: t.Schema, Name: t.Name + engine.BuildSuffix} // fits: job.Validate saw to it
+	if _, err := r.s.exec(ctx, r.caps.Swap.Drop(r.built)); err != nil {
 		return err
 	}
 	if err := r.buildShape(ctx, t); err != nil {
@@ -793,8 +744,10 @@ func (r *run) build(ctx context.Context) (err error) {
 func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 	// A table idem creates gets its indexes; one it rebuilds gets what
 	// Swapper.Like copies of its target.
-	stmts := append(r.createTable(r.built), r.targetIndexes(r.built)...)
-	cp, copies := r.swap.(engine.Copier)
+	stmts := append(r.proto.createTable(r, r.built), r.targetIndexes(r.built)...)
+	stmts = append(stmts, r.markJSON(r.built, nil)...)
+	cp := r.caps.Copy
+	copies := cp != nil
 	if copies && r.exists {
 		patched, err := r.patched(ctx, t, "")
 		if err != nil {
@@ -803,13 +756,14 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 		copies = !patched
 	}
 	if r.exists {
-		stmts = r.swap.Like(r.built, t)
+		stmts = r.caps.Swap.Like(r.built, t)
 		if copies { // the rows come with the copy; new columns after them
 			stmts = cp.Copy(r.built, t)
 		}
 		for _, c := range r.newCols {
 			stmts = append(stmts, r.sql.Stage.AddColumn(r.built, stageTable, c))
 		}
+		stmts = append(stmts, r.markJSON(r.built, names(r.newCols))...)
 	}
 	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {
@@ -833,8 +787,8 @@ func (r *run) buildShape(ctx context.Context, t engine.Table) error {
 // (for partition at) would leave behind (engine.PatchHolder): the copy
 // must then read t's rows.
 func (r *run) patched(ctx context.Context, t engine.Table, at string) (bool, error) {
-	ph, ok := r.db.(engine.PatchHolder)
-	if !ok || !ph.Links(at) {
+	ph := r.caps.Patches
+	if ph == nil || !ph.Links(at) {
 		return false, nil
 	}
 	q, args := ph.Patches(t)
@@ -908,17 +862,19 @@ func (r *run) lockTable(ctx context.Context) (bool, error) {
 // transaction has committed. A plan drops it instead.
 func (r *run) swapIn(ctx context.Context) error {
 	if r.built.Name == "" {
+		r.landed = r.opts.plan == nil
 		return nil
 	}
-	stmts := r.swap.Swap(engine.Table(r.job.Table()), r.built, r.replaces)
+	stmts := r.caps.Swap.Swap(engine.Table(r.job.Table()), r.built, r.replaces)
 	if r.opts.plan != nil {
-		stmts = []string{r.swap.Drop(r.built)}
+		stmts = []string{r.caps.Swap.Drop(r.built)}
 	}
 	for _, q := range stmts {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("swapping %s in: %w", r.built.Name, err)
 		}
 	}
+	r.landed = r.opts.plan == nil
 	return nil
 }
 
@@ -928,8 +884,8 @@ func (r *run) swapIn(ctx context.Context) error {
 // without the index) gets it; any other table without it is refused
 // before anything changes, and the error names the index to add.
 func (r *run) checkKeyIndex(ctx context.Context) error {
-	ki, ok := r.db.(engine.KeyIndexer)
-	if !ok {
+	ki := r.caps.KeyIndex
+	if ki == nil {
 		return nil
 	}
 	t := engine.Table(r.job.Table())
@@ -939,7 +895,7 @@ func (r *run) checkKeyIndex(ctx context.Context) error {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	var owners []string
+	var owners []ledger.Owner
 	if r.ledger {
 		if owners, err = ledger.Owners(ctx, r.s, r.db, r.tableName(), ""); err != nil {
 			return err
@@ -950,10 +906,16 @@ func (r *run) checkKeyIndex(ctx context.Context) error {
 			"a merge into %s needs a unique index on its key %v, and the table has none; add it: %s",
 			r.job.Target.Table, r.job.Key, ki.CreateKeyIndex(t, r.job.Key))}}}
 	}
-	if err := r.planDDL("add the unique index on the key to " + r.job.Target.Table); err != nil {
+	if err := r.proto.planDDL(r, "add the unique index on the key to "+r.job.Target.Table); err != nil {
 		return err
 	}
 	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {
+		// A key the table holds twice refuses the index: it is named.
+		// Looked for only now, since building the index reads the whole
+		// table anyway.
+		if rerr := r.repeatedKey(ctx, r.table, "", r.job.Target.Table); rerr != nil {
+			return rerr
+		}
 		return fmt.Errorf("indexing the key of %s (the merge needs a unique index on %v): %w", r.job.Target.Table, r.job.Key, err)
 	}
 	return nil
@@ -962,8 +924,8 @@ func (r *run) checkKeyIndex(ctx context.Context) error {
 // createKeyIndex gives a table a merge created or built the unique index
 // on the key the engine's merge needs (engine.KeyIndexer).
 func (r *run) createKeyIndex(ctx context.Context, t engine.Table) error {
-	ki, ok := r.db.(engine.KeyIndexer)
-	if !ok || r.job.Strategy != job.StrategyMerge {
+	ki := r.caps.KeyIndex
+	if ki == nil || r.job.Strategy != job.StrategyMerge {
 		return nil
 	}
 	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {

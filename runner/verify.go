@@ -521,35 +521,6 @@ func (s scratchDB) Names() engine.Names {
 	return n
 }
 
-// The optional abilities the runner finds by type assertion must survive
-// the wrapping.
-type scratchLoader struct {
-	scratchDB
-	engine.FileLoader
-}
-
-type scratchResolver struct {
-	scratchDB
-	engine.FileResolver
-}
-
-type scratchBoth struct {
-	scratchDB
-	engine.FileLoader
-	engine.FileResolver
-}
-
 func withLedger(db engine.DB, t engine.Table) engine.DB {
-	s := scratchDB{DB: db, ledger: t}
-	l, isL := db.(engine.FileLoader)
-	r, isR := db.(engine.FileResolver)
-	switch {
-	case isL && isR:
-		return scratchBoth{s, l, r}
-	case isL:
-		return scratchLoader{s, l}
-	case isR:
-		return scratchResolver{s, r}
-	}
-	return s
+	return scratchDB{DB: db, ledger: t}
 }

@@ -17,9 +17,9 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/input"
 	"github.com/idemdata/idem/internal/scratch"
 	"github.com/idemdata/idem/job"
-	"github.com/idemdata/idem/source"
 )
 
 // maxScanned bounds how many input rows the change-one-row check reads
@@ -215,7 +215,7 @@ func (v *verifier) inputFiles() ([]string, error) {
 		for i, f := range v.job.Source.Files {
 			globs[i] = job.RenderPath(f, w)
 		}
-		fs, err := source.Files(v.job.Dir, globs)
+		fs, err := input.List(v.job.Dir, globs)
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +312,7 @@ func findRow(files []string, format string, match, protect []string, types, pres
 }
 
 func findCSV(path string, match, protect []string, types, present map[string]string, scanned *int) (*picked, error) {
-	delim, err := source.CSVDelimiter(path)
+	delim, err := input.Delimiter(path)
 	if err != nil {
 		return nil, err
 	}

@@ -104,6 +104,11 @@ func ResetSchema(ctx context.Context, url, schema string) error {
 	return exec(ctx, "postgres", url, "DROP SCHEMA IF EXISTS "+ident(schema)+" CASCADE", "CREATE SCHEMA "+ident(schema))
 }
 
+// DropSchema drops a PostgreSQL schema and everything in it, if it exists.
+func DropSchema(ctx context.Context, url, schema string) error {
+	return exec(ctx, "postgres", url, "DROP SCHEMA IF EXISTS "+ident(schema)+" CASCADE")
+}
+
 // DropTables drops PostgreSQL tables (in the URL's search_path) if they
 // exist.
 func DropTables(ctx context.Context, url string, tables ...string) error {

@@ -128,6 +128,12 @@ SELECT seq, seq %% 9973 + 1, DATE '2024-01-01' + INTERVAL (seq DIV %d) DAY,
 FROM seq_%d_to_%d`, ident(table), strings.Join(names(), ", "), perDay, from, from+n-1), "ANALYZE TABLE "+ident(table))
 }
 
+// DropDatabase drops a MySQL database with everything in it, if it
+// exists. url names any database of the server.
+func DropDatabase(ctx context.Context, url, database string) error {
+	return execMySQL(ctx, url, "DROP DATABASE IF EXISTS `"+strings.ReplaceAll(database, "`", "``")+"`")
+}
+
 // ResetDatabase drops a MySQL database with everything in it and creates
 // it again, empty. url names any database of the server.
 func ResetDatabase(ctx context.Context, url, database string) error {

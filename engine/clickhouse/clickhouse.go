@@ -25,7 +25,6 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/clickhouse/internal/chdb"
-	"github.com/idemdata/idem/source/filereader"
 )
 
 func init() {
@@ -34,8 +33,8 @@ func init() {
 		File:    true,
 		Form:    "chdb:PATH",
 		Example: "chdb:warehouse.chdb (a folder)",
+		Lexicon: &lexicon,
 		Open:    openTarget,
-		Warm:    filereader.Warm,
 	})
 }
 
@@ -62,16 +61,12 @@ type DB struct {
 	s    *session
 	db   *sql.DB
 	conn *sql.Conn
-	// csvParquet sends CSV through the embedded reader and Parquet even
-	// where ClickHouse could parse the files' bytes (tests and benchmarks).
-	csvParquet bool
 }
 
 var (
 	_ engine.DB                 = (*DB)(nil)
 	_ engine.Swapper            = (*DB)(nil)
 	_ engine.PartitionExchanger = (*DB)(nil)
-	_ engine.FileLoader         = (*DB)(nil)
 )
 
 // serverConfig is the configuration every session on a folder starts
@@ -367,3 +362,6 @@ func (*DB) ReplacePartition(target, x engine.Table, _ string) []string {
 	q := Dialect{}
 	return []string{"EXCHANGE TABLES " + q.Table(target) + " AND " + q.Table(x)}
 }
+
+// Capabilities: no transactions; partitions are exchanged, tables swapped.
+func (d *DB) Capabilities() engine.Capabilities { return engine.Declare(d, engine.CommitExchange) }

@@ -78,6 +78,7 @@ var harness = enginetest.Harness{
 		NowText:     "toString(now64(6))",
 		SleepWhere:  "sleep(1.5) = 0",
 		UniqueIndex: "none",
+		CreateAs:    " ENGINE = MergeTree ORDER BY tuple() AS",
 		// ClickHouse has no sequences (generateSerialID needs Keeper).
 		Sequence:   func(string) string { return "" },
 		HeldTables: heldTables,

@@ -204,6 +204,12 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS %s %s", d.Table(m.Tombstones), d.Table(m.Target), mergeTree(""))}
 }
 
+// TombstoneColumn adds the target's column c with its type as read
+// (ClickHouse gives it whole: Nullable(Decimal(12, 2))).
+func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
+	return d.AddColumn(m.Tombstones, "", c)
+}
+
 // MergePlan is the standard plan (one LEFT JOIN of staging with the
 // target's rows of the staged keys, engine.PlanOptions.Narrow;
 // join_use_nulls makes the missing side NULL) in a session table.

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -15,7 +16,8 @@ import (
 	chgo "github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/engine/dsn"
+	"github.com/idemdata/idem/input"
 )
 
 // A ClickHouse server (clickhouse://user:password@host:9000/database,
@@ -32,6 +34,7 @@ func init() {
 			Name:    "clickhouse",
 			Form:    scheme + "://…",
 			Example: scheme + "://default@127.0.0.1:" + defaultPort(scheme) + "/warehouse",
+			Lexicon: &lexicon,
 			// Runs of one table must not overlap on a server (it takes no
 			// lock for idem), so a backfill runs its partitions in turn.
 			ConcurrentWriters: false,
@@ -51,7 +54,7 @@ func defaultPort(scheme string) string {
 // location).
 func openServerTarget(ctx context.Context, url string, o engine.OpenOptions) (engine.DB, error) {
 	s, err := OpenServer(ctx, url, o.LockTimeout, o.ReadOnly)
-	if errors.Is(err, job.ErrURL) {
+	if errors.Is(err, dsn.ErrURL) {
 		return nil, engine.BadTarget(err)
 	}
 	if err != nil { // a nil *Server must not become a non-nil engine.DB
@@ -74,12 +77,12 @@ var fixedParams = []string{"debug"}
 // clickhouse-go's (dial_timeout, compress, skip_verify, …) or server
 // settings.
 func ServerOptions(url string, lockTimeout time.Duration, readOnly bool) (*chgo.Options, error) {
-	u, err := job.ParseServerURL(url)
+	u, err := dsn.ParseServerURL(url)
 	if err != nil {
 		return nil, err
 	}
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: clickhouse target %s: %s", job.ErrURL, job.Redact(url), fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: clickhouse target %s: %s", dsn.ErrURL, dsn.Redact(url), fmt.Sprintf(format, args...))
 	}
 	rest, query, _ := strings.Cut(u.Rest, "?")
 	hostPort, dbName, _ := strings.Cut(rest, "/")
@@ -183,16 +186,14 @@ var (
 	_ engine.Swapper            = (*Server)(nil)
 	_ engine.PartitionExchanger = (*Server)(nil)
 	_ engine.ExchangeNamer      = (*Server)(nil)
-	_ engine.FileLoader         = (*Server)(nil)
 	_ engine.ErrorInterpreter   = (*Server)(nil)
-	_ engine.TypeChecker        = (*Server)(nil)
 )
 
 // OpenServer connects to a clickhouse:// URL. No error carries the
 // password; a server that cannot be reached is engine.ErrUnavailable
 // (exit 75: try again later), with the host named.
 func OpenServer(ctx context.Context, url string, lockTimeout time.Duration, readOnly bool) (*Server, error) {
-	red := job.NewRedactor(url)
+	red := dsn.NewRedactor(url)
 	opt, err := ServerOptions(url, lockTimeout, readOnly)
 	if err != nil {
 		return nil, red.Error(err)
@@ -203,13 +204,13 @@ func OpenServer(ctx context.Context, url string, lockTimeout time.Duration, read
 
 // openServer opens a Server on clickhouse-go's connector (a fake in
 // tests).
-func openServer(ctx context.Context, url string, inner driver.Connector, red *job.Redactor) (*Server, error) {
+func openServer(ctx context.Context, url string, inner driver.Connector, red *dsn.Redactor) (*Server, error) {
 	sqlDB := sql.OpenDB(serverConnector{inner: inner, red: red})
 	conn, err := sqlDB.Conn(ctx)
 	if err == nil {
 		err = conn.PingContext(ctx)
 	}
-	s := &Server{db: sqlDB, conn: conn, url: job.Redact(url)}
+	s := &Server{db: sqlDB, conn: conn, url: dsn.Redact(url)}
 	if err == nil {
 		err = conn.QueryRowContext(ctx, "SELECT currentDatabase()").Scan(&s.schema)
 	}
@@ -245,8 +246,31 @@ func (s *Server) Conn() engine.Querier { return s.conn }
 // Begin starts a transaction that does nothing (see DB.Begin).
 func (s *Server) Begin(ctx context.Context) (*sql.Tx, error) { return s.conn.BeginTx(ctx, nil) }
 
-// SQL is the dialect chDB runs too.
-func (*Server) SQL() *engine.SQL { return sqlText }
+// SQL is the dialect chDB runs too, with the server path's limits.
+func (*Server) SQL() *engine.SQL { return serverSQL }
+
+// serverSQL is sqlText but for the types' limits.
+var serverSQL = func() *engine.SQL {
+	s := *sqlText
+	s.Types = serverTypes{}
+	return &s
+}()
+
+// serverTypes are chDB's types, whose times end earlier on this path:
+// clickhouse-go writes a DateTime64 from a time.Time's nanoseconds since
+// 1970 in an int64, which end at 2262-04-11 23:47:16.854775807 UTC (a
+// later time would wrap around).
+type serverTypes struct{ Dialect }
+
+// maxNanoTime is the last microsecond an int64 of nanoseconds holds.
+const maxNanoTime = math.MaxInt64 / 1000
+
+// Limits are chDB's, times and instants ending at maxNanoTime.
+func (serverTypes) Limits() *input.Limits {
+	l := limits
+	l.MaxTime, l.MaxInstant = min(l.MaxTime, maxNanoTime), min(l.MaxInstant, maxNanoTime)
+	return &l
+}
 
 // Names: unqualified tables, and idem_runs, live in the URL's database.
 func (s *Server) Names() engine.Names {
@@ -339,12 +363,6 @@ func (*Server) ReplacePartition(target, x engine.Table, at string) []string {
 	return []string{fmt.Sprintf("ALTER TABLE %s REPLACE PARTITION tuple(%s) FROM %s", q.Table(target), at, q.Table(x))}
 }
 
-// CheckType reports whether a `columns:` type can be used (see
-// DB.CheckType).
-func (s *Server) CheckType(ctx context.Context, typ string) error {
-	return (&DB{conn: s.conn}).CheckType(ctx, typ)
-}
-
 // Interpret maps a connection that ended under a run onto
 // engine.ErrConnLost. ClickHouse has nothing to roll back: before the
 // swap the target is as it was (the session's tables died with it), after
@@ -362,4 +380,9 @@ func (s *Server) Interpret(err error) error {
 		return fmt.Errorf("%w (%w); the target holds the old partition or the new one (a swap is atomic): run it again", engine.ErrConnLost, err)
 	}
 	return err
+}
+
+// Capabilities: no transactions; partitions are exchanged, tables swapped.
+func (s *Server) Capabilities() engine.Capabilities {
+	return engine.Declare(s, engine.CommitExchange)
 }

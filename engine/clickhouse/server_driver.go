@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/engine/dsn"
 )
 
 // The server path's database/sql driver wraps clickhouse-go's: statements
@@ -28,7 +28,7 @@ var errBrokenConn = errors.New("the connection to the server is no longer usable
 
 type serverConnector struct {
 	inner driver.Connector
-	red   *job.Redactor
+	red   *dsn.Redactor
 }
 
 func (c serverConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -43,7 +43,7 @@ func (c serverConnector) Driver() driver.Driver { return drv{} }
 
 type serverConn struct {
 	inner  driver.Conn // clickhouse-go's: one native connection, one session
-	red    *job.Redactor
+	red    *dsn.Redactor
 	broken error
 }
 
@@ -120,7 +120,7 @@ func (s *serverStmt) Query(args []driver.Value) (driver.Rows, error) {
 // serverRows gives each value as chDB's driver would (see Normalize).
 type serverRows struct {
 	inner driver.Rows
-	red   *job.Redactor
+	red   *dsn.Redactor
 	types []string
 }
 

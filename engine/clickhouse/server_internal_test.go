@@ -1,24 +1,25 @@
 package clickhouse
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/ch-go/proto"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/column"
+	chproto "github.com/ClickHouse/clickhouse-go/v2/lib/proto"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/source/filereader"
+	"github.com/idemdata/idem/input"
 )
 
 // The server's session settings are chDB's, each one, with its value.
@@ -79,158 +80,190 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
-// serverStage stages text-travelling columns as String and converts them
-// once loaded; the others as they are, all Nullable.
-func TestServerStage(t *testing.T) {
-	create, alters := serverStage("idem_stage", []filereader.Column{
-		{Name: "id", Type: "Nullable(Int64)"},
-		{Name: "big", Type: "Nullable(Int128)", Text: true},
-		{Name: "tags", Type: "Nullable(String)", Text: true},
-		{Name: "ip", Type: "IPv4", Text: true, Unknown: true},
-	})
-	require.Equal(t, []string{
-		`DROP TABLE IF EXISTS "idem_stage"`,
-		`CREATE TEMPORARY TABLE "idem_stage" ("id" Nullable(Int64), "big" Nullable(String), "tags" Nullable(String), "ip" Nullable(String)) ENGINE = Memory`,
-	}, create)
-	require.Equal(t, []string{
-		`ALTER TABLE "idem_stage" MODIFY COLUMN "big" Nullable(Int128)`,
-		`ALTER TABLE "idem_stage" MODIFY COLUMN "ip" Nullable(IPv4)`,
-	}, alters)
-}
-
-type fakeRows struct {
-	rows [][]any
-	i    int
-	err  error
-}
-
-func (r *fakeRows) Next() bool {
-	if r.i >= len(r.rows) {
-		return false
-	}
-	r.i++
-	return true
-}
-func (r *fakeRows) Values() ([]any, error) { return append([]any{}, r.rows[r.i-1]...), nil }
-func (r *fakeRows) Err() error             { return r.err }
-
 type fakeBatch struct {
 	sent *[][][]any
 	rows [][]any
 	live *int
 }
 
-func (b *fakeBatch) Append(v []any) error { b.rows = append(b.rows, v); return nil }
+func (b *fakeBatch) Append(v []any) error { b.rows = append(b.rows, append([]any{}, v...)); return nil }
 func (b *fakeBatch) Send() error {
 	*b.sent = append(*b.sent, b.rows)
 	*b.live--
 	return nil
 }
+func (b *fakeBatch) Abort(error) { *b.live-- }
 
-// Rows go in batches of at most per rows, each sent before the next is
-// opened (one in memory at once); no rows open no batch; a reader error
-// stops the load.
-func TestSendRowsInBatches(t *testing.T) {
-	for _, n := range []int{0, 1, 3, 4, 7} {
-		src := &fakeRows{}
+// Rows go in one block per batch of the reader's, each sent before the
+// next is opened (one in memory at once); no rows open no block; a NULL
+// for a column that is not Nullable stops the load before its batch's
+// block opens.
+func TestSendRowsInBlocks(t *testing.T) {
+	for _, n := range []int{0, 1, input.BatchRows, 2*input.BatchRows + 7} {
+		var b strings.Builder
+		b.WriteString("id,d\n")
 		for i := range n {
-			src.rows = append(src.rows, []any{int64(i), filereader.Decimal{Value: big.NewInt(int64(i) * 125), Scale: 2}})
+			fmt.Fprintf(&b, "%d,%d.25\n", i, i)
 		}
+		in := scan(t, b.String(), map[string]input.Type{"id": input.BigIntType, "d": input.DecimalType(18, 2)}, nil)
+		cols := []engine.Column{{Name: "id", Type: "Int64"}, {Name: "d", Type: "Nullable(Decimal(18, 2))"}}
 		var sent [][][]any
 		live := 0
-		cols := []filereader.Column{{Name: "id", Type: "Nullable(Int64)"}, {Name: "d", Type: "Nullable(Decimal(18, 2))"}}
-		err := sendRows(src, cols, func() (batchSink, error) {
+		rd := in.Read(t.Context())
+		got, err := sendRows(rd, cols, func() (batchSink, error) {
 			live++
-			require.Equal(t, 1, live, "a batch is sent before the next opens")
+			require.Equal(t, 1, live, "a block is sent before the next opens")
 			return &fakeBatch{sent: &sent, live: &live}, nil
-		}, 3)
+		})
+		rd.Close()
 		require.NoError(t, err)
-		require.Len(t, sent, (n+2)/3, "%d rows", n)
+		require.Equal(t, int64(n), got)
+		require.Len(t, sent, (n+input.BatchRows-1)/input.BatchRows, "%d rows", n)
 		total := 0
-		for _, b := range sent {
-			require.LessOrEqual(t, len(b), 3)
-			for _, row := range b {
+		for _, blk := range sent {
+			for _, row := range blk {
 				require.Equal(t, int64(total), row[0])
-				require.Equal(t, decimal.New(int64(total)*125, -2).String(), row[1].(decimal.Decimal).String())
+				require.Equal(t, fmt.Sprintf("%d.25", total), row[1].(decimal.Decimal).StringFixed(2))
 				total++
 			}
 		}
 		require.Equal(t, n, total)
 	}
-	boom := errors.New("bad line 3")
-	err := sendRows(&fakeRows{rows: [][]any{{1}}, err: boom}, []filereader.Column{{Name: "x", Type: "Int64"}}, func() (batchSink, error) {
-		var sent [][][]any
-		live := 1
-		return &fakeBatch{sent: &sent, live: &live}, nil
-	}, 10)
-	require.ErrorIs(t, err, boom)
-}
-
-// Every type the reader stages reaches clickhouse-go's columns of the
-// staged type and reads back as the value: the native block the server
-// receives holds the input's values. (No server is needed: these are
-// clickhouse-go's own encoders.)
-func TestServerValuesAppendToStagedColumns(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "in.csv")
-	require.NoError(t, os.WriteFile(path, []byte(
-		"b,i8,i16,i32,i64,u8,u16,u32,u64,f32,f64,s,d,ts,tstz,dec,decw,uid,h\n"+
-			"true,-8,-16,-32,-9223372036854775808,255,65535,4294967295,18446744073709551615,0.5,2.25,\"a,\"\"b\",2026-11-28,2026-11-28 13:45:01.123456,2026-11-28 13:45:01+02,123.456,12345678901234567890.1234567891,6f1c1d7a-0000-4000-8000-000000000001,-170141183460469231731687303715884105728\n"+
-			",,,,,,,,,,,,,,,,,,\n"), 0o644))
-	types := map[string]string{"b": "BOOLEAN", "i8": "TINYINT", "i16": "SMALLINT", "i32": "INTEGER", "i64": "BIGINT",
-		"u8": "UTINYINT", "u16": "USMALLINT", "u32": "UINTEGER", "u64": "UBIGINT", "f32": "FLOAT", "f64": "DOUBLE",
-		"s": "VARCHAR", "d": "DATE", "ts": "TIMESTAMP", "tstz": "TIMESTAMPTZ", "dec": "DECIMAL(10,3)",
-		"decw": "DECIMAL(38,10)", "uid": "UUID", "h": "HUGEINT"}
-	rd, err := filereader.Open(ctx)
-	require.NoError(t, err)
+	in := scan(t, "id,d\n1,2\n,3\n", map[string]input.Type{"id": input.BigIntType, "d": input.DecimalType(18, 2)}, nil)
+	rd := in.Read(t.Context())
 	defer rd.Close()
-	src, err := rd.Describe(ctx, engine.FileInput{Paths: []string{path}, Format: "csv", Delim: ",", Types: types}, chTypes{})
-	require.NoError(t, err)
-	rows, err := src.Rows(ctx)
-	require.NoError(t, err)
-	defer rows.Close()
-	cols := make([]column.Interface, len(src.Columns))
-	for i, c := range src.Columns {
-		typ := c.Type
-		if c.Text {
-			typ = "Nullable(String)" // as serverStage stages it
-		}
-		cols[i], err = column.Type(typ).Column(c.Name, &column.ServerContext{Timezone: time.UTC})
-		require.NoError(t, err, typ)
+	_, err := sendRows(rd, []engine.Column{{Name: "id", Type: "Int64"}, {Name: "d", Type: "Decimal(18, 2)"}}, func() (batchSink, error) {
+		t.Fatal("no block opens for a batch that cannot be sent whole")
+		return nil, nil
+	})
+	require.ErrorContains(t, err, `column "id": the input has an empty value (NULL), which the table's Int64 cannot hold`)
+}
+
+// serverBlock appends the reader's rows to a native block of the table's
+// columns, as the server path's batches do (clickhouse-go's own columns).
+func serverBlock(t *testing.T, in *input.Input, cols []engine.Column) *chproto.Block {
+	t.Helper()
+	blk := chproto.NewBlock()
+	blk.ServerContext = &column.ServerContext{Timezone: time.UTC}
+	for _, c := range cols {
+		require.NoError(t, blk.AddColumn(c.Name, column.Type(c.Type)), c.Type)
 	}
-	for rows.Next() {
-		vals, err := rows.Values()
-		require.NoError(t, err)
-		for i, v := range ServerValues(vals, src.Columns) {
-			require.NoError(t, cols[i].AppendRow(v), "%s %T", src.Columns[i].Name, v)
+	rd := in.Read(t.Context())
+	defer rd.Close()
+	_, err := sendRows(rd, cols, func() (batchSink, error) { return blockSink{blk}, nil })
+	require.NoError(t, err)
+	return blk
+}
+
+type blockSink struct{ b *chproto.Block }
+
+func (s blockSink) Append(v []any) error { return s.b.Append(v...) }
+func (blockSink) Send() error            { return nil }
+func (blockSink) Abort(error)            {}
+
+// Every reader type's values, at the edges the server path holds, go
+// into clickhouse-go's columns of the column types and read back as the
+// reader's text: what a native block carries. (No server is needed:
+// these are clickhouse-go's own encoders.)
+func TestServerValuesAppendToColumns(t *testing.T) {
+	lim := serverTypes{}.Limits()
+	in := scan(t, edgeCSV("2262-04-11 23:47:16.854775", "2262-04-11 23:47:16.854775Z"), edgeTypes, lim)
+	cols := newColumns(in)
+	blk := serverBlock(t, in, cols)
+	w := want(t, in)
+	require.Equal(t, len(w), blk.Rows())
+	for j, c := range blk.Columns {
+		typ := in.Columns[j].Type
+		for i := range w {
+			got := blockText(c.Row(i, false), typ)
+			if w[i][j] == nil {
+				require.Nil(t, got, "row %d %s", i+1, c.Name())
+				continue
+			}
+			require.NotNil(t, got, "row %d %s", i+1, c.Name())
+			require.Equal(t, *w[i][j], *got, "row %d %s (%s)", i+1, c.Name(), c.Type())
 		}
-	}
-	require.NoError(t, rows.Err())
-	want := []string{"true", "-8", "-16", "-32", "-9223372036854775808", "255", "65535", "4294967295",
-		"18446744073709551615", "0.5", "2.25", `a,"b`, "2026-11-28 00:00:00 +0000 UTC",
-		"2026-11-28 13:45:01.123456 +0000 UTC", "2026-11-28 11:45:01 +0000 UTC", "123.456",
-		"12345678901234567890.1234567891", "6f1c1d7a-0000-4000-8000-000000000001",
-		"-170141183460469231731687303715884105728"}
-	for i, c := range cols {
-		require.Equal(t, 2, c.Rows(), c.Name())
-		got := Normalize(c.Row(0, true), string(c.Type()))
-		if tm, ok := got.(time.Time); ok {
-			got = tm.UTC().String()
-		}
-		require.Equal(t, want[i], toText(got), "%s (%s)", c.Name(), c.Type())
-		require.Nil(t, Normalize(c.Row(1, true), string(c.Type())), "%s: NULL stays NULL", c.Name())
 	}
 }
 
-func toText(v any) string {
+// blockText is a value read from a clickhouse-go column as the reader's
+// canonical text (nil for NULL).
+func blockText(v any, typ input.Type) *string {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return nil
+		}
+		v = rv.Elem().Interface()
+	}
+	var s string
 	switch x := v.(type) {
-	case string:
-		return x
 	case nil:
-		return "NULL"
+		return nil
+	case decimal.Decimal:
+		s = x.StringFixed(int32(typ.Scale))
+	case time.Time:
+		if typ.Kind == input.Date {
+			s = x.Format("2006-01-02")
+		} else {
+			s = string(input.AppendTimestamp(nil, x.UnixMicro()))
+		}
+	case float32:
+		s = input.FormatFloat(float64(x), 32)
+	case float64:
+		s = input.FormatFloat(x, 64)
+	default:
+		s = fmt.Sprint(x)
 	}
-	return strings.TrimSpace(strings.ReplaceAll(strings.Trim(strings.ReplaceAll(fmtAny(v), "\n", " "), " "), "  ", " "))
+	return &s
 }
 
-func fmtAny(v any) string { return fmt.Sprint(v) }
+// The server path's limits are real: clickhouse-go writes a DateTime64
+// from a time's nanoseconds in an int64, and a time after 2262-04-11
+// comes out another time.
+func TestServerTimesEndIn2262(t *testing.T) {
+	col, err := column.Type("DateTime64(6)").Column("t", &column.ServerContext{Timezone: time.UTC})
+	require.NoError(t, err)
+	last := input.TimeOf(maxNanoTime)
+	past := time.Date(2299, 12, 31, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, col.AppendRow(last))
+	require.NoError(t, col.AppendRow(past))
+	require.True(t, last.Equal(col.Row(0, false).(time.Time)))
+	require.False(t, past.Equal(col.Row(1, false).(time.Time)), "clickhouse-go cannot write it")
+}
+
+// The block the server path sends, written in ClickHouse's Native format
+// and read by ClickHouse itself (chDB), holds the reader's values: the
+// server stores what the reader read.
+func TestServerBlocksReadByClickHouse(t *testing.T) {
+	db := openChDB(t)
+	d := Dialect{}
+	in := scan(t, edgeCSV("2262-04-11 23:47:16.854775", "2262-04-11 23:47:16.854775Z"), edgeTypes, serverTypes{}.Limits())
+	cols := newColumns(in)
+	// The existing targets' types too (Decimal32, Decimal256, a zone, 8
+	// digits of a second, not Nullable, LowCardinality).
+	in2 := scan(t, "id,s,w,paris,ns,d9,f\n1,a,-9999999999999999999999999999.9999999999,2026-03-29 02:30:00.125+01:00,2262-04-11 23:47:16.854775,-9999999.99,0.1\n2,,1,,1900-01-01 00:00:00,0.01,\n",
+		map[string]input.Type{"id": {Kind: input.Int, Bits: 32}, "s": input.TextType, "w": input.DecimalType(38, 10),
+			"paris": {Kind: input.TimestampTZ, Precision: 3}, "ns": input.TimestampType, "d9": input.DecimalType(9, 2), "f": {Kind: input.Float, Bits: 32}},
+		serverTypes{}.Limits())
+	cols2 := []engine.Column{{Name: "id", Type: "Int32"}, {Name: "s", Type: "LowCardinality(Nullable(String))"}, {Name: "w", Type: "Nullable(Decimal(76, 10))"},
+		{Name: "paris", Type: "Nullable(DateTime64(3, 'Europe/Paris'))"}, {Name: "ns", Type: "DateTime64(8)"}, {Name: "d9", Type: "Decimal(9, 2)"}, {Name: "f", Type: "Nullable(Float32)"}}
+	for i, c := range []struct {
+		in   *input.Input
+		cols []engine.Column
+	}{{in, cols}, {in2, cols2}} {
+		blk := serverBlock(t, c.in, c.cols)
+		var buf proto.Buffer
+		require.NoError(t, blk.Encode(&buf, 0))
+		path := filepath.Join(t.TempDir(), "block.native")
+		require.NoError(t, os.WriteFile(path, buf.Buf, 0o644))
+		tbl := engine.Table{Name: fmt.Sprintf("t_native%d", i)}
+		defs := make([]string, len(c.cols))
+		for j, col := range c.cols {
+			defs[j] = d.Ident(col.Name) + " " + col.Type
+		}
+		exec(t, db.Conn(), "CREATE TABLE "+d.Table(tbl)+" ("+strings.Join(defs, ", ")+") ENGINE = Memory",
+			"INSERT INTO "+d.Table(tbl)+" SELECT * FROM file("+d.String(path)+", 'Native')")
+		compare(t, c.in, want(t, c.in), readBack(t, db.Conn(), tbl, c.cols))
+		exec(t, db.Conn(), "DROP TABLE "+d.Table(tbl))
+	}
+}

@@ -2,171 +2,125 @@ package clickhouse
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
-	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/source/filereader"
+	"github.com/idemdata/idem/input"
 )
 
 // A server cannot read the client's files (file() reads the server's own
-// disk). The embedded DuckDB every engine shares reads them, typed as chDB
-// stages them (chTypes), and their rows go to the server in native blocks
-// of filereader.BatchRows rows, one INSERT each, on the run's connection:
-// memory holds one block, whatever the input's size.
+// disk). The reader's rows go to it in native blocks, one INSERT per
+// batch of the reader's, on the run's connection: each value appended as
+// a Go value of the column's type (serverValue), which clickhouse-go
+// encodes in the block as the type's binary form. Memory holds one block,
+// whatever the input's size.
 
-// LoadFiles loads the input files into a new session table stage.
-func (s *Server) LoadFiles(ctx context.Context, _ *sql.Tx, stage string, in engine.FileInput) error {
-	if len(in.Paths) == 0 {
-		return errors.New("no input files")
+var _ engine.RowLoader = (*Server)(nil)
+
+// LoadPath says how the rows travel.
+func (*Server) LoadPath() string {
+	return fmt.Sprintf("native blocks of up to %d typed rows (clickhouse-go), one INSERT each", input.BatchRows)
+}
+
+// LoadRows appends the reader's rows to t in native blocks, on the run's
+// pinned connection (q is that connection, or a transaction on it, which
+// does nothing on ClickHouse).
+func (s *Server) LoadRows(ctx context.Context, _ engine.Querier, t engine.Table, cols []engine.Column, rows *input.Reader, rec func(string)) (int64, error) {
+	insert := serverInsert(t, cols)
+	if rec != nil {
+		rec(insert + " -- the rows, in native blocks")
 	}
-	rd, err := filereader.Open(ctx)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	src, err := rd.Describe(ctx, in, chTypes{})
-	if err != nil {
-		return err
-	}
-	rec := func(q string) {
-		if in.Record != nil {
-			in.Record(q)
-		}
-	}
-	q := Dialect{}
-	rec(engine.LoadNote(in.Paths, q.Ident(stage), fmt.Sprintf(
-		"as rows (the embedded DuckDB reads the files; their rows go to the server in native blocks of %d)", filereader.BatchRows)))
-	create, alters := serverStage(stage, src.Columns)
-	for _, st := range create {
-		rec(st)
-		if _, err := s.conn.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("creating the staging table: %w", err)
-		}
-	}
-	rows, err := src.Rows(ctx)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	insert := "INSERT INTO " + q.Ident(stage)
-	rec(insert + " -- the rows, in native blocks")
-	err = s.conn.Raw(func(dc any) error {
+	var n int64
+	err := s.conn.Raw(func(dc any) error {
 		c := dc.(*serverConn)
-		return sendRows(rows, src.Columns, func() (batchSink, error) { return c.openBatch(ctx, insert) }, filereader.BatchRows)
+		var err error
+		n, err = sendRows(rows, cols, func() (batchSink, error) { return c.openBatch(ctx, insert) })
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("loading the staged rows: %w", err)
+		return n, fmt.Errorf("inserting the rows into %s: %w", Dialect{}.Table(t), err)
 	}
-	for _, st := range alters {
-		rec(st)
-		if _, err := s.conn.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("converting the staged rows: %w", err)
-		}
-	}
-	if in.Target.Name != "" {
-		return toTargetTypes(ctx, s.conn, stage, in.Target, rec)
-	}
-	return nil
+	return n, nil
 }
 
-// serverStage is the DDL creating the staging table for cols, and the
-// statements converting its text columns once loaded. A column whose
-// values travel as text (Int128, nested values as JSON, a type the job
-// gives that the reader does not know) is staged as text and converted by
-// the server, as chDB converts Parquet's text when it inserts it.
-func serverStage(stage string, cols []filereader.Column) (create, alters []string) {
+// serverInsert is the INSERT a block goes with.
+func serverInsert(t engine.Table, cols []engine.Column) string {
 	q := Dialect{}
-	defs := make([]string, len(cols))
+	names := make([]string, len(cols))
 	for i, c := range cols {
-		typ := c.Type
-		if !strings.HasPrefix(typ, "Nullable(") {
-			typ = "Nullable(" + typ + ")"
-		}
-		if c.Text && BaseType(typ) != "String" {
-			alters = append(alters, fmt.Sprintf("ALTER TABLE %s MODIFY COLUMN %s %s", q.Ident(stage), q.Ident(c.Name), typ))
-			typ = "Nullable(String)"
-		}
-		defs[i] = q.Ident(c.Name) + " " + typ
+		names[i] = q.Ident(c.Name)
 	}
-	create = []string{
-		"DROP TABLE IF EXISTS " + q.Ident(stage),
-		fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s) ENGINE = Memory", q.Ident(stage), strings.Join(defs, ", ")),
-	}
-	return create, alters
-}
-
-// rowSource is the reader's rows (*filereader.Rows).
-type rowSource interface {
-	Next() bool
-	Values() ([]any, error)
-	Err() error
+	return "INSERT INTO " + q.Table(t) + " (" + strings.Join(names, ", ") + ")"
 }
 
 // batchSink is one INSERT's block of rows.
 type batchSink interface {
 	Append(vals []any) error
 	Send() error
+	// Abort gives up the block unsent.
+	Abort(why error)
 }
 
-// sendRows sends src's rows in batches of at most per rows, each opened by
-// open and sent before the next is read: one batch is in memory at once.
-// No rows, no batch.
-func sendRows(src rowSource, cols []filereader.Column, open func() (batchSink, error), per int) error {
-	var b batchSink
-	n := 0
-	for src.Next() {
-		vals, err := src.Values()
+// sendRows sends the reader's rows, one block per batch, each opened by
+// open and sent before the next batch is taken. No rows, no block.
+func sendRows(rows *input.Reader, cols []engine.Column, open func() (batchSink, error)) (int64, error) {
+	var (
+		lc []loadColumn
+		n  int64
+	)
+	for {
+		b, err := rows.Next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
 		if err != nil {
-			return err
+			return n, err
 		}
-		if b == nil {
-			if b, err = open(); err != nil {
+		if lc == nil {
+			if lc, err = loadColumns(cols, b); err != nil {
+				return n, err
+			}
+		}
+		if err := checkNulls(lc, b); err != nil {
+			return n, err
+		}
+		if b.Len == 0 {
+			continue
+		}
+		sink, err := open()
+		if err != nil {
+			return n, err
+		}
+		if err := fill(sink, lc, b); err != nil {
+			sink.Abort(err)
+			return n, err
+		}
+		if err := sink.Send(); err != nil {
+			return n, err
+		}
+		n += int64(b.Len)
+	}
+}
+
+// fill appends a batch's rows to a block.
+func fill(sink batchSink, lc []loadColumn, b *input.Batch) error {
+	vals := make([]any, len(lc))
+	for i := range b.Len {
+		for j := range lc {
+			var err error
+			if vals[j], err = lc[j].serverValue(b.Cols[j], i); err != nil {
 				return err
 			}
 		}
-		if err := b.Append(ServerValues(vals, cols)); err != nil {
+		if err := sink.Append(vals); err != nil {
 			return err
 		}
-		if n++; n == per {
-			if err := b.Send(); err != nil {
-				return err
-			}
-			b, n = nil, 0
-		}
-	}
-	if err := src.Err(); err != nil {
-		return err
-	}
-	if b != nil {
-		return b.Send()
 	}
 	return nil
-}
-
-// ServerValues converts the reader's values of cols
-// (filereader.Rows.Values) to those clickhouse-go appends to the staged
-// columns: decimals as shopspring decimals, UUIDs (16 bytes) as UUIDs;
-// integers, floats, bools, text and times as they are (clickhouse-go
-// converts an int64 to a narrower column's type).
-func ServerValues(vals []any, cols []filereader.Column) []any {
-	for i, v := range vals {
-		switch x := v.(type) {
-		case filereader.Decimal:
-			vals[i] = decimal.NewFromBigInt(x.Value, -int32(x.Scale))
-		case []byte:
-			if u, err := uuid.FromBytes(x); err == nil && !cols[i].Text && BaseType(cols[i].Type) == "UUID" {
-				vals[i] = u
-			}
-		}
-	}
-	return vals
 }
 
 // nativeBatch is a clickhouse-go batch on the run's own connection,
@@ -208,6 +162,14 @@ func (b *nativeBatch) Append(vals []any) error {
 		return b.c.broken
 	}
 	return nil
+}
+
+// Abort leaves the connection unusable: it holds the INSERT, which
+// clickhouse-go can only end by closing it.
+func (b *nativeBatch) Abort(why error) {
+	if b.c.broken == nil {
+		b.c.broken = fmt.Errorf("an INSERT was cut short: %w", why)
+	}
 }
 
 func (b *nativeBatch) Send() error {

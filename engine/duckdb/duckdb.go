@@ -174,6 +174,13 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 			return nil, err
 		}
 	}
+	if !readOnly {
+		if err := registerRows(conn); err != nil {
+			conn.Close()
+			sqlDB.Close()
+			return nil, fmt.Errorf("registering the input's table function: %w", err)
+		}
+	}
 	return &DB{path: path, db: sqlDB, conn: conn}, nil
 }
 
@@ -429,10 +436,5 @@ func (d *DB) Lock(ctx context.Context, _ *sql.Tx, scope engine.LockScope, timeou
 	return func() { part.Release(1); table.Release(units) }, nil
 }
 
-// CheckType reports whether DuckDB knows typ.
-func (d *DB) CheckType(ctx context.Context, typ string) error {
-	_, err := d.conn.ExecContext(ctx, Dialect{}.CastNull(typ))
-	return err
-}
-
-var _ engine.TypeChecker = (*DB)(nil)
+// Capabilities: every step of a run in one transaction.
+func (d *DB) Capabilities() engine.Capabilities { return engine.Declare(d, engine.CommitTransaction) }

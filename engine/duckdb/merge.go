@@ -18,6 +18,12 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	}
 }
 
+// TombstoneColumn adds the target's column c with its type as read
+// (DuckDB gives it whole: DECIMAL(12,2)).
+func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
+	return d.AddColumn(m.Tombstones, "", c)
+}
+
 // rowidColumn is the merge plan's column holding the matched target row's
 // rowid, which the rewrite's delete finds the row by.
 const rowidColumn = "_idem_rowid"

@@ -16,6 +16,7 @@ func init() {
 		File:    true,
 		Form:    "duckdb:PATH",
 		Example: "duckdb:warehouse.duckdb or duckdb::memory:",
+		Lexicon: &lexicon,
 		Open:    openTarget,
 	})
 }

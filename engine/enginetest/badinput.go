@@ -37,8 +37,8 @@ columns:
 	_, err := e.Run(j, "2024-05-01")
 	var je *job.Error
 	require.ErrorAs(t, err, &je, "%v", err)
-	require.Contains(t, err.Error(), `columns.id: "ALSONOTATYPE" is not a type the target database knows`)
-	require.Contains(t, err.Error(), `columns.n: "NOTATYPE" is not a type the target database knows`)
+	require.Contains(t, err.Error(), `columns.id: "ALSONOTATYPE" is not a type idem reads; the types are`)
+	require.Contains(t, err.Error(), `columns.n: "NOTATYPE" is not a type idem reads`)
 	require.Equal(t, 0, e.LedgerRows(j.Name, "2024-05-01", ""))
 }
 

@@ -94,6 +94,9 @@ type Spelling struct {
 	// process holds it, for an embedded database that only its holder can
 	// query (nil: the suite queries the target).
 	HeldTables func(url string) ([]string, error)
+	// CreateAs goes between CREATE TABLE name and a SELECT, creating a
+	// table of the query's columns (" AS" when "").
+	CreateAs string
 	// OldLedger creates an idem_runs as idem 0.0.1 did (without
 	// deleted_absent) and inserts one row: ('old', '2026-10-01', 'r0', 1,
 	// 'f', 'd', 'merge', 1, 0, 0, 1, 0, 0, 0, 1, '0', true, started and
@@ -125,6 +128,7 @@ WHERE catalog_name = current_database() AND schema_name`+fmt.Sprintf(user, "sche
 	s.TraceTables = or(s.TraceTables, `SELECT table_schema || '.' || table_name FROM information_schema.tables
 WHERE table_catalog = current_database() AND table_schema`+fmt.Sprintf(user, "table_schema")+` ORDER BY 1`)
 	s.Timestamp = or(s.Timestamp, "TIMESTAMP")
+	s.CreateAs = or(s.CreateAs, " AS")
 	s.Random = or(s.Random, "random()")
 	s.UniqueIndex = or(s.UniqueIndex, "CREATE UNIQUE INDEX %[1]s ON %[2]s (%[3]s)")
 	s.NowText = or(s.NowText, "CAST(now() AS VARCHAR(40))")
@@ -273,7 +277,7 @@ func (e *Env) DB(fn func(ctx context.Context, db engine.DB)) {
 // where that meets a guarantee differently.
 func (e *Env) Exchanges() bool {
 	e.t.Helper()
-	return e.engineIs("exchanges", func(db engine.DB) bool { _, ok := db.(engine.PartitionExchanger); return ok })
+	return e.engineIs("exchanges", func(db engine.DB) bool { return db.Capabilities().Commit == engine.CommitExchange })
 }
 
 // engineIs answers a question about the target's engine (what, by
@@ -431,17 +435,32 @@ var (
 // real process. It builds to one path per checkout, under a file lock, so
 // the test processes of several packages share one binary and, when no
 // source changed, go build finds it up to date instead of linking again
-// (a link of DuckDB takes seconds, a minute on a busy machine).
+// (a link of DuckDB takes seconds, a minute on a busy machine). That path
+// is a cache, not a temporary file: BinaryCache/<checkout hash>/idem, kept
+// between runs for that reason. A checkout's folder there is removed by
+// the first test run after the checkout itself is gone (CI's clones), so
+// the cache holds one binary per living checkout.
 func Binary(t testing.TB) string {
 	t.Helper()
 	skipIfInProcess(t)
 	binOnce.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
+		root, err := filepath.Abs(filepath.Join(filepath.Dir(file), "..", ".."))
+		if err != nil {
+			binErr = err
+			return
+		}
 		h := fnv.New64a()
 		h.Write([]byte(root))
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("idem-test-bin-%x", h.Sum64()))
+		sum := h.Sum64()
+		os.RemoveAll(filepath.Join(os.TempDir(), fmt.Sprintf("idem-test-bin-%x", sum))) // where older versions built it
+		cache := BinaryCache()
+		pruneBinaries(cache)
+		dir := filepath.Join(cache, fmt.Sprintf("%x", sum))
 		if binErr = os.MkdirAll(dir, 0o755); binErr != nil {
+			return
+		}
+		if binErr = os.WriteFile(filepath.Join(dir, "checkout"), []byte(root), 0o644); binErr != nil {
 			return
 		}
 		unlock, err := lockFile(filepath.Join(dir, "lock"))
@@ -451,8 +470,13 @@ func Binary(t testing.TB) string {
 		}
 		defer unlock()
 		binPath = filepath.Join(dir, "idem")
-		// The tag adds the test-only duckdb-swap: engine (swapfake).
-		cmd := exec.Command("go", "build", "-tags", "idem_swap_fake", "-o", binPath, "./cmd/idem")
+		// The tag adds the test-only duckdb-swap: engine (swapfake);
+		// IDEM_TEST_TAGS adds the tests' own (no_mysql, …: engines left out).
+		tags := "idem_swap_fake"
+		if more := os.Getenv("IDEM_TEST_TAGS"); more != "" {
+			tags += "," + more
+		}
+		cmd := exec.Command("go", "build", "-tags", tags, "-o", binPath, "./cmd/idem")
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -461,6 +485,31 @@ func Binary(t testing.TB) string {
 	})
 	require.NoError(t, binErr)
 	return binPath
+}
+
+// BinaryCache is the folder Binary builds in: the user's cache folder's
+// idem/test-bin (~/.cache/idem/test-bin on Linux), or the temporary
+// folder's idem-test-bin where the user has none.
+func BinaryCache() string {
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "idem", "test-bin")
+	}
+	return filepath.Join(os.TempDir(), "idem-test-bin")
+}
+
+// pruneBinaries removes the folders of cache whose checkout is gone.
+func pruneBinaries(cache string) {
+	entries, _ := os.ReadDir(cache)
+	for _, e := range entries {
+		dir := filepath.Join(cache, e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "checkout"))
+		if err != nil {
+			continue // not one of Binary's, or still being made
+		}
+		if _, err := os.Stat(filepath.Join(string(b), "go.mod")); os.IsNotExist(err) {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // RunBinary runs the idem binary with args and extra environment, and

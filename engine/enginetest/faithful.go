@@ -360,8 +360,9 @@ partition:
 
 // Integers too large for BIGINT in a column that is not a key are kept
 // exactly too, where a reader would make them DOUBLE (15 to 17 digits):
-// read as HUGEINT when every value is an integer of at most 38 digits;
-// beyond, refused. A column with fractions stays floating point.
+// DECIMAL(38,0) when every value is an integer of at most 38 digits;
+// beyond, refused (in a new column, and in the target's DECIMAL(38,0)). A
+// column with fractions stays floating point.
 func testBigIntegers(t *testing.T, h Harness) {
 	for _, format := range []string{"csv", "jsonl"} {
 		t.Run(format, func(t *testing.T) {
@@ -373,10 +374,16 @@ func testBigIntegers(t *testing.T, h Harness) {
 			require.Equal(t, []string{"1|98765432109876543210", "2|-12345678901234567890123"}, e.Rows("", "id", "acct"))
 			if format == "csv" {
 				p := e.Write("in/k.csv", "id,acct,f,day\n1,123456789012345678901234567890123456789012,2.5,2026-11-28\n")
-				e.requireRefused(j, "2026-11-28", 1, p+`: column "acct" holds integers of 42 digits`)
+				e.requireRefused(j, "2026-11-28", 1, p+` line 2: column "acct": "123456789012345678901234567890123456789012" has more than 38 digits before the point (DECIMAL(38,0))`)
+
 			}
 		})
 	}
+	t.Run("fresh", func(t *testing.T) { // its own test: on MySQL a test's targets share a schema
+		fresh := NewEnv(t, h)
+		p := fresh.Write("in/k.csv", "id,acct,f,day\n1,123456789012345678901234567890123456789012,2.5,2026-11-28\n")
+		fresh.requireRefused(fresh.Job(dayJob("bigints", "in/k.csv", "")), "2026-11-28", 1, p+` line 2: column "acct": "123456789012345678901234567890123456789012" is an integer of 42 digits`)
+	})
 }
 
 // A column of dates in the sniffer's sample with a time of day in a value
@@ -388,18 +395,20 @@ func testLateTime(t *testing.T, h Harness) {
 		lasts = lasts[1:] // -short: the offset, which passes through both upgrades
 	}
 	for _, last := range lasts {
-		e := NewEnv(t, h)
-		var b strings.Builder
-		b.WriteString("id,day,d\n")
-		for i := range beyondSample {
-			fmt.Fprintf(&b, "%d,2026-11-28,2026-11-28\n", i)
-		}
-		fmt.Fprintf(&b, "%d,2026-11-28,%s\n", beyondSample, last)
-		e.Write("in/x.csv", b.String())
-		e.MustRun(e.Job(plainJob), "2026-11-28")
-		require.Equal(t, int64(beyondSample), e.Checksum(`"d" = '2026-11-28 00:00:00'`).Rows, last)
-		require.Equal(t, int64(0), e.Checksum(`"d" IS NULL`).Rows, last)
-		require.Equal(t, int64(1), e.Checksum(`"d" > '2026-11-28 00:00:00'`).Rows, "the time of day is kept: %s", last)
+		t.Run(last, func(t *testing.T) { // on MySQL a test's targets share a schema
+			e := NewEnv(t, h)
+			var b strings.Builder
+			b.WriteString("id,day,d\n")
+			for i := range beyondSample {
+				fmt.Fprintf(&b, "%d,2026-11-28,2026-11-28\n", i)
+			}
+			fmt.Fprintf(&b, "%d,2026-11-28,%s\n", beyondSample, last)
+			e.Write("in/x.csv", b.String())
+			e.MustRun(e.Job(plainJob), "2026-11-28")
+			require.Equal(t, int64(beyondSample), e.Checksum(`"d" = '2026-11-28 00:00:00'`).Rows, last)
+			require.Equal(t, int64(0), e.Checksum(`"d" IS NULL`).Rows, last)
+			require.Equal(t, int64(1), e.Checksum(`"d" > '2026-11-28 00:00:00'`).Rows, "the time of day is kept: %s", last)
+		})
 	}
 }
 

@@ -85,10 +85,7 @@ func (e *Env) canonical(j *job.Job, text string) string {
 	var pairs []string
 	if t := engine.Table(j.Table()); t.Schema == e.Schema {
 		e.DB(func(_ context.Context, db engine.DB) {
-			ld, ok := db.(engine.LockDescriber)
-			if !ok {
-				return
-			}
+			ld := db.Capabilities().Locks
 			words := regexp.MustCompile(`[A-Za-z0-9_]+`)
 			mine := words.FindAllString(ld.DescribeLock(engine.LockScope{Table: t}), -1)
 			fixed := words.FindAllString(ld.DescribeLock(engine.LockScope{Table: engine.Table{Schema: "sales", Name: t.Name}}), -1)

@@ -219,7 +219,7 @@ func testTypeChange(t *testing.T, h Harness) {
 	before := e.Checksum("")
 	e.Write("in/orders-2026-11-28.csv", strings.Replace(orders, "20.50", "n/a", 1))
 	_, err := e.Run(j, "2026-11-28")
-	requireInputError(t, err, `column "amount" is `, "in the target but ", "never changes silently")
+	requireInputError(t, err, `line 3: column "amount": "n/a" is not a number (column "amount" of `, "never changes silently")
 	require.Equal(t, before, e.Checksum(""))
 }
 

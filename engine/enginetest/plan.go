@@ -128,7 +128,7 @@ func (e *Env) planEqualsRun(j *job.Job, date string, mod ...func(*idem.Options))
 // swaps reports whether the target's engine is an engine.Swapper.
 func (e *Env) swaps() bool {
 	e.t.Helper()
-	return e.engineIs("swaps", func(db engine.DB) bool { _, ok := db.(engine.Swapper); return ok })
+	return e.engineIs("swaps", func(db engine.DB) bool { return db.Capabilities().Commit != engine.CommitTransaction })
 }
 
 // dataMarkers is the order of a loading run's markers: in one

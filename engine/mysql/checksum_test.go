@@ -14,7 +14,7 @@ import (
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/mysql"
-	"github.com/idemdata/idem/source"
+	"github.com/idemdata/idem/runner"
 )
 
 const checksumJob = `job: orders_daily
@@ -103,8 +103,8 @@ partition:
 	n, sum := legacyChecksum(t, e, `(SELECT order_date, order_id, status FROM raw_orders) AS x`,
 		[]engine.Column{{Name: "order_date", Type: "DATE"}, {Name: "order_id", Type: "BIGINT"}, {Name: "status", Type: "TEXT"}}, "")
 	require.Equal(t, int64(2), n)
-	require.Equal(t, source.FingerprintRows(n, sum), r.InputFingerprint)
-	require.Equal(t, source.RunID(j.Name, "2026-11-28", j.DefinitionHash(), r.InputFingerprint), r.RunID)
+	require.Equal(t, runner.FingerprintRows(n, sum), r.InputFingerprint)
+	require.Equal(t, runner.RunID(j.Name, "2026-11-28", j.DefinitionHash(), r.InputFingerprint), r.RunID)
 	require.True(t, strings.HasPrefix(r.Checksum, "v2:"), r.Checksum)
 }
 

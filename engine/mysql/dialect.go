@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,9 @@ type Dialect struct {
 	// Collation is the text collation of the tables idem creates, empty
 	// for MariaDB's utf8mb4_nopad_bin (see Collate).
 	Collation string
+	// MySQL: the server is MySQL, not MariaDB (their JSON differs: see
+	// ColumnType).
+	MySQL bool
 }
 
 // Collate is the collation of the text columns of every table idem
@@ -44,6 +48,8 @@ func (d Dialect) tableOptions() string {
 var (
 	_ engine.Dialect        = Dialect{}
 	_ engine.Stager         = Dialect{}
+	_ engine.Types          = Dialect{}
+	_ engine.Catalog        = Dialect{}
 	_ engine.NullSpeller    = Dialect{}
 	_ engine.TextComparison = Dialect{}
 )
@@ -505,6 +511,29 @@ func (s std) Sample(table string, cols []string, cond string, n int) string {
 	return fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", list, table, w, list, n)
 }
 
+// Head casts to CHAR as Sample does, and shows BIT(1), idem's booleans
+// (BOOLEAN to the engine's column reader), as true and false rather than a
+// byte.
+func (s std) Head(table string, cols []engine.Column, cond string, order []string, n int) string {
+	casts := make([]string, len(cols))
+	for i, c := range cols {
+		e := s.D.Ident(c.Name)
+		if base, _, _ := strings.Cut(strings.ToUpper(c.Type), "("); slices.Contains([]string{"BIT", "BOOLEAN", "BOOL"}, strings.TrimSpace(base)) {
+			casts[i] = "CASE WHEN " + e + " THEN 'true' WHEN NOT " + e + " THEN 'false' END"
+		} else {
+			casts[i] = printed(e)
+		}
+	}
+	q := fmt.Sprintf("SELECT %s FROM %s AS %s", strings.Join(casts, ", "), table, engine.ShowAlias)
+	if cond != "" {
+		q += " WHERE " + cond
+	}
+	if len(order) > 0 {
+		q += " ORDER BY " + strings.Join(order, ", ")
+	}
+	return fmt.Sprintf("%s LIMIT %d", q, n)
+}
+
 // CountDistinct counts with count(DISTINCT …), which MariaDB computes in
 // memory, many times faster than a derived table of SELECT DISTINCT
 // (measured on 1M staged keys: 0.27 s against 6.2 s). count(DISTINCT)
@@ -661,10 +690,10 @@ GROUP BY index_name`, schema), args
 var (
 	sqlText     = sqlFor(Dialect{}, true)
 	sqlOld      = sqlFor(Dialect{}, false)
-	sqlRowAlias = sqlFor(Dialect{RowAlias: true, Collation: "utf8mb4_0900_bin"}, false)
+	sqlRowAlias = sqlFor(Dialect{RowAlias: true, Collation: "utf8mb4_0900_bin", MySQL: true}, false)
 	// MySQL before 8.0.17 has no bytewise NO PAD collation: utf8mb4_bin
 	// ignores trailing spaces (docs/engines.md says so).
-	sqlMySQLOld = sqlFor(Dialect{Collation: "utf8mb4_bin"}, false)
+	sqlMySQLOld = sqlFor(Dialect{Collation: "utf8mb4_bin", MySQL: true}, false)
 )
 
 // KeyCollations selects the text columns among cols of t with their

@@ -14,7 +14,7 @@ import (
 )
 
 // A first load of a partition job without key loads the file straight into
-// the table it builds (engine.BuildLoader): no staged copy, no INSERT …
+// the table it builds (a direct first load): no staged copy, no INSERT …
 // SELECT. The rows of other partitions and those without a partition value
 // (on_null: skip) are deleted from it before it is swapped in, and the
 // table, counts and checksum are those a reload through staging gives.

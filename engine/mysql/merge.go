@@ -29,6 +29,27 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 		d.Table(m.Tombstones), d.Idents(m.Key), d.tableOptions(), d.Table(m.Target))}
 }
 
+// TombstoneColumn adds the target's column c, nullable, with its type as
+// read (see columnType).
+func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
+	return d.AddColumn(m.Tombstones, "", c)
+}
+
+// IsBool: MariaDB and MySQL have no boolean type. The reader's booleans
+// are BIT(1), read back as BOOLEAN (driver.go); a BOOLEAN column is
+// TINYINT(1), and a comparison in a query is an integer: each is a flag,
+// 0 false.
+func (Dialect) IsBool(sqlType string) bool {
+	t := strings.TrimSpace(sqlType)
+	if len(t) > len("UNSIGNED ") && strings.EqualFold(t[:len("UNSIGNED ")], "UNSIGNED ") {
+		t = t[len("UNSIGNED "):]
+	}
+	f := engine.FamilyOf(t)
+	return f == engine.FamilyBool || f == engine.FamilyInteger || strings.EqualFold(t, "MEDIUMINT")
+}
+
+var _ engine.BoolTyper = Dialect{}
+
 // MergePlan classifies each staged row against the key's current row: the
 // target's live row, else its tombstone.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {

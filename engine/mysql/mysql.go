@@ -1,6 +1,6 @@
 // Package mysql is idem's MySQL and MariaDB engine: its SQL, a connection
-// through go-sql-driver/mysql, partition locks with GET_LOCK, input files
-// streamed in with LOAD DATA LOCAL INFILE, and, because DDL commits the
+// through go-sql-driver/mysql, partition locks with GET_LOCK, the reader's
+// rows streamed in with LOAD DATA LOCAL INFILE, and, because DDL commits the
 // open transaction there, staging and an atomic RENAME TABLE swap
 // (engine.Swapper) instead of one transaction holding everything.
 package mysql
@@ -21,7 +21,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/engine/dsn"
 )
 
 // DB is an open MySQL or MariaDB target: one pinned connection.
@@ -34,14 +34,10 @@ type DB struct {
 	// statementLog: the server writes its binary log as statements, which
 	// InnoDB refuses under READ COMMITTED (error 1665).
 	statementLog bool
-	// csvRows sends CSV as rows read by the embedded reader even where
-	// LOAD DATA could parse the files' bytes (tests and benchmarks).
-	csvRows bool
 }
 
 var (
 	_ engine.DB               = (*DB)(nil)
-	_ engine.FileLoader       = (*DB)(nil)
 	_ engine.Swapper          = (*DB)(nil)
 	_ engine.ErrorInterpreter = (*DB)(nil)
 	_ engine.LockDescriber    = (*DB)(nil)
@@ -58,7 +54,7 @@ const sqlMode = "ANSI_QUOTES,PIPES_AS_CONCAT,NO_BACKSLASH_ESCAPES,STRICT_ALL_TAB
 // are fixed. The password is split off before anything parses the rest,
 // so no error can echo it.
 func Config(url string, lockTimeout time.Duration) (*gomysql.Config, error) {
-	u, err := job.ParseServerURL(url)
+	u, err := dsn.ParseServerURL(url)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +64,7 @@ func Config(url string, lockTimeout time.Duration) (*gomysql.Config, error) {
 		hostPort = "127.0.0.1"
 	}
 	if strings.ContainsAny(hostPort, "()") { // the driver's DSN form, tcp(host:port)
-		return nil, fmt.Errorf("%w: mysql target %s: write the host as mysql://user@host:3306/database", job.ErrURL, job.Redact(url))
+		return nil, fmt.Errorf("%w: mysql target %s: write the host as mysql://user@host:3306/database", dsn.ErrURL, dsn.Redact(url))
 	}
 	if _, _, err := net.SplitHostPort(hostPort); err != nil {
 		hostPort = net.JoinHostPort(strings.Trim(hostPort, "[]"), "3306")
@@ -79,12 +75,12 @@ func Config(url string, lockTimeout time.Duration) (*gomysql.Config, error) {
 		// credentials.
 		parsed, err := gomysql.ParseDSN("tcp(" + hostPort + ")/?" + query)
 		if err != nil {
-			return nil, fmt.Errorf("%w: mysql target %s: %w", job.ErrURL, job.Redact(url), err)
+			return nil, fmt.Errorf("%w: mysql target %s: %w", dsn.ErrURL, dsn.Redact(url), err)
 		}
 		cfg = parsed
 	}
 	if dbName == "" {
-		return nil, fmt.Errorf("%w: mysql target %s names no database (mysql://user@host:3306/DATABASE)", job.ErrURL, job.Redact(url))
+		return nil, fmt.Errorf("%w: mysql target %s names no database (mysql://user@host:3306/DATABASE)", dsn.ErrURL, dsn.Redact(url))
 	}
 	cfg.User, cfg.Passwd = u.User, u.Password
 	if cfg.User == "" {
@@ -123,7 +119,7 @@ func OpenReadOnly(ctx context.Context, url string, lockTimeout time.Duration) (*
 }
 
 func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly bool) (*DB, error) {
-	red := job.NewRedactor(url)
+	red := dsn.NewRedactor(url)
 	cfg, err := Config(url, lockTimeout)
 	if err != nil {
 		return nil, red.Error(err)
@@ -131,7 +127,7 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	red.Add(cfg.Passwd)
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("%w: mysql target %s: %w", job.ErrURL, job.Redact(url), err))
+		return nil, red.Error(fmt.Errorf("%w: mysql target %s: %w", dsn.ErrURL, dsn.Redact(url), err))
 	}
 	sqlDB := sql.OpenDB(boolConnector{connector})
 	conn, err := sqlDB.Conn(ctx)
@@ -140,7 +136,7 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 		if unreachable(ctx, err) {
 			err = fmt.Errorf("%w (try again later): %w", engine.ErrUnavailable, err)
 		}
-		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
 	}
 	d := &DB{db: sqlDB, conn: conn}
 	var schema sql.NullString
@@ -154,7 +150,7 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	if err != nil {
 		conn.Close()
 		sqlDB.Close()
-		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
 	}
 	d.schema = schema.String
 	d.mariadb = strings.Contains(strings.ToLower(d.version), "mariadb")
@@ -164,7 +160,7 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 		// need no transactions (the data transaction only reads them).
 		if _, err := conn.ExecContext(ctx, "SET SESSION default_tmp_storage_engine = Aria"); err != nil {
 			d.Close()
-			return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
+			return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
 		}
 	}
 	return d, nil
@@ -446,23 +442,6 @@ func (d *DB) CheckZone(ctx context.Context, zone string) error {
 	return nil
 }
 
-// CheckType reports whether typ can be used: the embedded reader that
-// loads files knows it (DOUBLE, HUGEINT), mapping it to a MySQL type, or
-// the server does (a temporary table with a column of it can be made).
-func (d *DB) CheckType(ctx context.Context, typ string) error {
-	mem, err := sql.Open("duckdb", "")
-	if err == nil {
-		defer mem.Close()
-		if _, err := mem.ExecContext(ctx, engine.ANSI{}.CastNull(typ)); err == nil {
-			return nil
-		}
-	}
-	_, err = d.conn.ExecContext(ctx, "CREATE TEMPORARY TABLE idem_type_check (c "+typ+")")
-	if err != nil {
-		return err
-	}
-	_, err = d.conn.ExecContext(ctx, "DROP TEMPORARY TABLE idem_type_check")
-	return err
-}
-
-var _ engine.TypeChecker = (*DB)(nil)
+// Capabilities: DDL commits the open transaction, so shapes are built
+// beside the target and swapped in.
+func (d *DB) Capabilities() engine.Capabilities { return engine.Declare(d, engine.CommitSwap) }

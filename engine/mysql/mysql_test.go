@@ -200,7 +200,7 @@ func TestConformance(t *testing.T) {
 // TestConformanceSchemaExists runs the suite with each test's sales
 // schema created first: a first load of a partition job without key then
 // loads its input straight into the table it builds and checksums it over
-// two connections (engine.BuildLoader, engine.SplitChecksummer), the path
+// two connections (a direct first load, engine.SplitChecksummer), the path
 // of a target in the URL's own database, which TestConformance's first
 // loads (into a schema they create) do not take.
 func TestConformanceSchemaExists(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/engine/dsn"
 )
 
 func init() {
@@ -13,6 +13,7 @@ func init() {
 		Name:              "mysql",
 		Form:              "mysql://…",
 		Example:           "mysql://user@127.0.0.1:3306/warehouse",
+		Lexicon:           &lexicon,
 		ConcurrentWriters: true,
 		Open:              openTarget,
 	})
@@ -27,7 +28,7 @@ func openTarget(ctx context.Context, url string, o engine.OpenOptions) (engine.D
 	} else {
 		db, err = Open(ctx, url, o.LockTimeout)
 	}
-	if errors.Is(err, job.ErrURL) {
+	if errors.Is(err, dsn.ErrURL) {
 		return nil, engine.BadTarget(err)
 	}
 	if err != nil { // a nil *DB must not become a non-nil engine.DB

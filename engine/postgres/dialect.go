@@ -119,10 +119,16 @@ func ifNotCreated(stmt string) string {
 // (format_type gives numeric(12,2) where database/sql says only NUMERIC),
 // read from the catalog by the statement itself.
 func (d Dialect) AddColumn(target engine.Table, stage string, c engine.Column) string {
+	return d.addColumnLike(target, "pg_temp."+d.Ident(stage), c.Name)
+}
+
+// addColumnLike adds column col to target with the type it has in table
+// from (quoted).
+func (d Dialect) addColumnLike(target engine.Table, from, col string) string {
 	return fmt.Sprintf(`DO $idem$ BEGIN
 EXECUTE format('ALTER TABLE %%s ADD COLUMN %%I %%s', %s, %s, (SELECT format_type(a.atttypid, a.atttypmod)
   FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = to_regclass(%s) AND a.attname = %s));
-END $idem$`, d.String(d.Table(target)), d.String(c.Name), d.String("pg_temp."+d.Ident(stage)), d.String(c.Name))
+END $idem$`, d.String(d.Table(target)), d.String(col), d.String(from), d.String(col))
 }
 
 // Checksum sums a 64-bit hash of each row: order-independent and, unlike

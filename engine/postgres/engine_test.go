@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,169 +122,11 @@ func TestGeneratedColumns(t *testing.T) {
 	require.ElementsMatch(t, []string{"a", "b", "c"}, got)
 }
 
-func TestPGType(t *testing.T) {
-	t.Parallel()
-	for duck, want := range map[string]string{
-		"BIGINT": "BIGINT", "INTEGER": "INTEGER", "UBIGINT": "NUMERIC", "DOUBLE": "DOUBLE PRECISION",
-		"DECIMAL(12,2)": "NUMERIC(12,2)", "VARCHAR": "TEXT", "TIMESTAMP": "TIMESTAMP",
-		"TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ", "TIMESTAMP_NS": "TIMESTAMP", "DATE": "DATE",
-		"BOOLEAN": "BOOLEAN", "BLOB": "BYTEA", "UUID": "UUID", "INTERVAL": "INTERVAL", "JSON": "JSONB",
-		"VARCHAR[]": "JSONB", `STRUCT(k BIGINT, "v w" VARCHAR)`: "JSONB", "MAP(VARCHAR, BIGINT)": "JSONB",
-		"ENUM('a', 'b')": "TEXT",
-	} {
-		got, _ := postgres.PGType(duck)
-		require.Equal(t, want, got, duck)
-	}
-}
-
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
-}
-
-// Raw CSV goes to COPY only where the server parses it as DuckDB would.
-func TestCSVCopyable(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		name, content string
-		types         map[string]string
-		want          bool
-	}{
-		{"iso", "id,ts,d,x\n1,2026-11-28 10:00:00,2026-11-28,a\n", nil, true},
-		{"semicolons", "id;x\n1;a\n2;b\n", nil, true},
-		{"bom", "\ufeffid,x\n1,a\n", nil, true},
-		{"day_first_dates", "id,d\n1,28/11/2026\n2,13/12/2026\n", nil, false},
-		{"pg_only_type", "id,doc\n1,\"{\"\"a\"\": 1}\"\n", map[string]string{"doc": "JSONB"}, true},
-		{"duckdb_list", "id,l\n1,\"[1, 2]\"\n", map[string]string{"l": "BIGINT[]"}, false},
-	} {
-		p := writeFile(t, dir, tc.name+".csv", tc.content)
-		got, err := postgres.CSVCopyable(t.Context(), engine.FileInput{Paths: []string{p}, Format: "csv", Types: tc.types})
-		require.NoError(t, err, tc.name)
-		require.Equal(t, tc.want, got, tc.name)
-	}
-}
-
-// stageRows loads files into a temp table and returns its rows as text and
-// its column types.
-func stageRows(t *testing.T, db *postgres.DB, stage string, in engine.FileInput) (rows []string, types []string) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := db.Begin(ctx)
-	require.NoError(t, err)
-	defer tx.Rollback()
-	require.NoError(t, db.LoadFiles(ctx, tx, stage, in))
-	r, err := tx.QueryContext(ctx, `SELECT CAST(s AS TEXT) FROM "`+stage+`" AS s ORDER BY 1`)
-	require.NoError(t, err)
-	for r.Next() {
-		var s string
-		require.NoError(t, r.Scan(&s))
-		rows = append(rows, s)
-	}
-	require.NoError(t, r.Err())
-	r.Close()
-	r, err = tx.QueryContext(ctx, `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
-	  WHERE attrelid = CAST($1 AS regclass) AND attnum > 0 ORDER BY attnum`, `"`+stage+`"`)
-	require.NoError(t, err)
-	for r.Next() {
-		var s string
-		require.NoError(t, r.Scan(&s))
-		types = append(types, s)
-	}
-	require.NoError(t, r.Err())
-	r.Close()
-	require.NoError(t, tx.Commit())
-	return rows, types
-}
-
-// Raw CSV through COPY and rows read by DuckDB stage the same values: quoted
-// delimiters and newlines, a quoted empty field (NULL, as DuckDB reads it),
-// text with quotes, CRLF, several files; and, in a file without quoting, a
-// " as a plain character.
-func TestLoadPathsAgree(t *testing.T) {
-	t.Parallel()
-	db := open(t, freshDatabase(t))
-	dir := t.TempDir()
-	a := writeFile(t, dir, "a.csv", "id,name,amount,ts,ok\n"+
-		"1,\"Smith, J\",1.50,2026-11-28 10:00:00,true\n"+
-		"2,\"two\nlines\",,2026-11-28T11:00:00,false\n"+
-		"3,\"\",2.25,2026-11-28 12:00:00.123456,\n"+
-		"4,\"say \"\"hi\"\"\",-3,2026-11-28 13:00:00,true\n"+
-		"5,zoë ☃,0,2026-11-28 14:00:00,false\n")
-	b := writeFile(t, dir, "b.csv", "id,name,amount,ts,ok\r\n6,last,9.75,2026-11-29 10:00:00,true\r\n")
-	plain := writeFile(t, dir, "plain.csv", "id,name\n1,5\" screen\n2,a \"b\" c\n3,\n")
-	for _, tc := range []struct {
-		name  string
-		in    engine.FileInput
-		types []string
-		rows  []string
-	}{
-		{"quoted", engine.FileInput{Paths: []string{a, b}, Format: "csv", Types: map[string]string{"amount": "DECIMAL(12,2)"}},
-			[]string{"bigint", "text", "numeric(12,2)", "timestamp without time zone", "boolean"},
-			[]string{
-				`(1,"Smith, J",1.50,"2026-11-28 10:00:00",t)`,
-				"(2,\"two\nlines\",,\"2026-11-28 11:00:00\",f)",
-				`(3,,2.25,"2026-11-28 12:00:00.123456",)`,
-				`(4,"say ""hi""",-3.00,"2026-11-28 13:00:00",t)`,
-				`(5,"zoë ☃",0.00,"2026-11-28 14:00:00",f)`,
-				`(6,last,9.75,"2026-11-29 10:00:00",t)`,
-			}},
-		{"unquoted", engine.FileInput{Paths: []string{plain}, Format: "csv"},
-			[]string{"bigint", "text"},
-			[]string{`(1,"5"" screen")`, `(2,"a ""b"" c")`, `(3,)`}},
-	} {
-		copyable, err := postgres.CSVCopyable(t.Context(), tc.in)
-		require.NoError(t, err, tc.name)
-		require.True(t, copyable, tc.name)
-		db.SetCopyMode("auto")
-		rawRows, rawTypes := stageRows(t, db, "raw_"+tc.name, tc.in)
-		db.SetCopyMode("rows")
-		duckRows, duckTypes := stageRows(t, db, "duck_"+tc.name, tc.in)
-		require.Equal(t, tc.types, rawTypes, tc.name)
-		require.Equal(t, rawTypes, duckTypes, tc.name)
-		require.Equal(t, tc.rows, rawRows, tc.name)
-		require.Equal(t, rawRows, duckRows, tc.name)
-	}
-}
-
-// JSON lines with nested values stage as JSONB; a type DuckDB does not know
-// is given to the server as written.
-func TestLoadJSONTypes(t *testing.T) {
-	t.Parallel()
-	db := open(t, freshDatabase(t))
-	p := writeFile(t, t.TempDir(), "e.jsonl",
-		`{"id": 1, "tags": ["a", "b"], "meta": {"k": 1}, "ip": "10.0.0.1", "at": "2026-11-28T10:00:00Z", "big": 18446744073709551615}`+"\n"+
-			`{"id": 2, "tags": [], "meta": null, "ip": null, "at": null, "big": 1}`+"\n")
-	rows, types := stageRows(t, db, "j", engine.FileInput{Paths: []string{p}, Format: "jsonl",
-		Types: map[string]string{"ip": "INET", "at": "TIMESTAMPTZ"}})
-	require.Equal(t, []string{"bigint", "jsonb", "jsonb", "inet", "timestamp with time zone", "numeric"}, types)
-	require.Equal(t, []string{
-		`(1,"[""a"", ""b""]","{""k"": 1}",10.0.0.1,"2026-11-28 10:00:00+00",18446744073709551615)`,
-		`(2,[],,,,1)`,
-	}, rows)
-}
-
-// Bad input names the file and the line, on either path.
-func TestLoadErrorNamesFileAndLine(t *testing.T) {
-	t.Parallel()
-	db := open(t, freshDatabase(t))
-	p := writeFile(t, t.TempDir(), "bad.csv", "id,n\n1,10\n2,abc\n")
-	ctx := t.Context()
-	for _, mode := range []string{"auto", "rows"} {
-		db.SetCopyMode(mode)
-		tx, err := db.Begin(ctx)
-		require.NoError(t, err)
-		err = db.LoadFiles(ctx, tx, "s", engine.FileInput{Paths: []string{p}, Format: "csv", Types: map[string]string{"n": "BIGINT"}})
-		require.NoError(t, tx.Rollback())
-		require.Error(t, err, mode)
-		t.Log(mode, err)
-		require.Contains(t, err.Error(), p, mode)
-		require.Regexp(t, `(?i)line:? 3\b`, err.Error(), mode)
-		require.Contains(t, err.Error(), `"abc"`, mode)
-		require.NotContains(t, err.Error(), "sample_size", mode)
-	}
 }
 
 // Columns without an extended hash function (json, xml, point) are hashed

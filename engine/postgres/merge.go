@@ -17,6 +17,12 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	}
 }
 
+// TombstoneColumn adds the target's column c with its exact type, read
+// from the catalog (see AddColumn).
+func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
+	return d.addColumnLike(m.Tombstones, d.Table(m.Target), c.Name)
+}
+
 // MergePlan is the standard plan: one LEFT JOIN of staging with the target.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
 	return engine.StandardMergePlan(d, plan, src, action, m)

@@ -1,6 +1,6 @@
 // Package postgres is idem's PostgreSQL engine (15 and later): its SQL, a
 // connection through pgx, partition locks as transaction-scoped advisory
-// locks, and input files streamed in with COPY.
+// locks, and the reader's rows streamed in with binary COPY.
 package postgres
 
 import (
@@ -20,7 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/engine/dsn"
 )
 
 // DB is an open PostgreSQL target: one pinned connection.
@@ -28,15 +28,9 @@ type DB struct {
 	db     *sql.DB
 	conn   *sql.Conn
 	schema string // the connection's current schema, where idem_runs lives
-	// csvRows sends CSV as rows read by the embedded reader even where the
-	// server could parse the bytes (tests and benchmarks compare the two).
-	csvRows bool
 }
 
-var (
-	_ engine.DB         = (*DB)(nil)
-	_ engine.FileLoader = (*DB)(nil)
-)
+var _ engine.DB = (*DB)(nil)
 
 // minVersion is PostgreSQL 15, the first with MERGE.
 const minVersion = 150000
@@ -76,14 +70,14 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	// config afterwards, so no parse or connect error can echo it, however
 	// the URL is written (pgx reads an unencoded '/' or '@' in a password
 	// as the end of the credentials, and prints the rest as a host or port).
-	u, err := job.ParseServerURL(url)
+	u, err := parseURL(url)
 	if err != nil {
 		return nil, err
 	}
-	red := job.NewRedactor(url)
+	red := dsn.NewRedactor(url)
 	cfg, err := pgx.ParseConfig(u.WithoutPassword())
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("%w: postgres target %s: %w", job.ErrURL, job.Redact(url), err))
+		return nil, red.Error(fmt.Errorf("%w: postgres target %s: %w", dsn.ErrURL, dsn.Redact(url), err))
 	}
 	if u.HasPassword && !hasQueryPassword(u.Rest) { // as pgx would: a password= parameter wins
 		cfg.Password = u.Password
@@ -116,7 +110,7 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 		if unreachable(ctx, err) {
 			err = fmt.Errorf("%w (try again later): %w", engine.ErrUnavailable, err)
 		}
-		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
 	}
 	var schema sql.NullString
 	var version int
@@ -129,7 +123,7 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	if err != nil {
 		conn.Close()
 		sqlDB.Close()
-		return nil, red.Error(fmt.Errorf("connecting to %s: %w", job.Redact(url), err))
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
 	}
 	d := &DB{db: sqlDB, conn: conn, schema: schema.String}
 	if d.schema == "" { // no schema of search_path exists: CREATE would fail anyway
@@ -288,28 +282,6 @@ func lostConnection(err error) error {
 	return nil
 }
 
-// CheckType reports whether typ can be used: PostgreSQL knows it, or the
-// embedded reader that loads files does (DOUBLE, HUGEINT), mapping it to a
-// PostgreSQL type. Run outside any transaction: a failed cast leaves
-// nothing to roll back.
-func (d *DB) CheckType(ctx context.Context, typ string) error {
-	_, err := d.conn.ExecContext(ctx, Dialect{}.CastNull(typ))
-	if err == nil {
-		return nil
-	}
-	mem, merr := sql.Open("duckdb", "")
-	if merr != nil {
-		return err
-	}
-	defer mem.Close()
-	if _, merr := mem.ExecContext(ctx, Dialect{}.CastNull(typ)); merr == nil {
-		return nil
-	}
-	return err
-}
-
-var _ engine.TypeChecker = (*DB)(nil)
-
 // holderSQL finds the session holding an advisory lock: a bigint key shows
 // in pg_locks as classid (high half), objid (low half) and objsubid 1.
 const holderSQL = `SELECT a.pid, coalesce(a.application_name, ''),
@@ -338,3 +310,6 @@ func (d *DB) holder(ctx context.Context, tx *sql.Tx, key int64) string {
 	}
 	return s + ")"
 }
+
+// Capabilities: every step of a run in one transaction.
+func (d *DB) Capabilities() engine.Capabilities { return engine.Declare(d, engine.CommitTransaction) }

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/engine/dsn"
 )
 
 func init() {
@@ -13,6 +13,8 @@ func init() {
 		engine.Register(scheme, engine.Driver{
 			Name:              "postgres",
 			Form:              scheme + "://…",
+			CheckURL:          checkURL,
+			Lexicon:           &lexicon,
 			ConcurrentWriters: true,
 			Open:              openTarget,
 		})
@@ -28,11 +30,30 @@ func openTarget(ctx context.Context, url string, o engine.OpenOptions) (engine.D
 	} else {
 		db, err = Open(ctx, url, o.LockTimeout)
 	}
-	if errors.Is(err, job.ErrURL) {
+	if errors.Is(err, dsn.ErrURL) {
 		return nil, engine.BadTarget(err)
 	}
 	if err != nil { // a nil *DB must not become a non-nil engine.DB
 		return nil, err
 	}
 	return db, nil
+}
+
+// parseURL splits a postgres:// URL's credentials off and checks its host
+// list (host[:port],…): a port that is not a number is usually part of a
+// password whose '@' was missed.
+func parseURL(url string) (dsn.ServerURL, error) {
+	u, err := dsn.ParseServerURL(url)
+	if err != nil {
+		return dsn.ServerURL{}, err
+	}
+	if err := u.CheckHosts(); err != nil {
+		return dsn.ServerURL{}, err
+	}
+	return u, nil
+}
+
+func checkURL(url string) error {
+	_, err := parseURL(url)
+	return err
 }

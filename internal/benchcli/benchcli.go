@@ -58,7 +58,10 @@ type Config struct {
 	Postgres string
 	MySQL    string
 	Prefix   string // of the PostgreSQL schemas and MySQL databases the benchmark owns
-	Idem     string
+	// Drop drops the schemas and databases it made when it ends (they are
+	// kept otherwise, to be looked at).
+	Drop bool
+	Idem string
 	// Settle is how long a sample may wait for the machine to be quiet
 	// (settle.go); 0: not at all.
 	Settle time.Duration
@@ -99,6 +102,7 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	pg := fs.String("postgres", envOr("IDEM_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL URL (schemas named --schema-prefix* are dropped and created there)")
 	my := fs.String("mysql", envOr("IDEM_BENCH_MYSQL", "mysql://root@127.0.0.1:3306/test"), "MySQL/MariaDB URL (databases named --schema-prefix* are dropped and created there; MariaDB: its sequence engine fills the tables)")
 	prefix := fs.String("schema-prefix", "idem_bench_", "prefix of the PostgreSQL schemas and MySQL databases the benchmark drops and creates")
+	drop := fs.Bool("drop", false, "drop the PostgreSQL schemas and MySQL databases the benchmark made when it ends (by default they are kept, to be looked at)")
 	idem := fs.String("idem", "", "a built idem binary (default: go build ./cmd/idem into --dir)")
 	settle := fs.Duration("settle", time.Minute, "before each run, wait up to this long until at most a fifth of the cores is busy (a server's work left from the run before); 0: do not wait")
 	if err := fs.Parse(args); err != nil {
@@ -107,7 +111,7 @@ func parse(args []string, stderr io.Writer) (Config, error) {
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, MySQL: *my, Prefix: *prefix, Idem: *idem, Settle: *settle}
+	cfg := Config{Rows: *rows, Repeat: *repeat, JSON: *asJSON, Big: *big, Only: *only, Dir: *dir, Postgres: *pg, MySQL: *my, Prefix: *prefix, Drop: *drop, Idem: *idem, Settle: *settle}
 	for _, e := range strings.Split(*engines, ",") {
 		switch e = strings.TrimSpace(e); e {
 		case "duckdb", "postgres", "mysql", "clickhouse":

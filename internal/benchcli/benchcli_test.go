@@ -3,7 +3,9 @@ package benchcli
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -35,21 +37,40 @@ func TestTinyRun(t *testing.T) {
 		t.Skip("runs the idem binary about 40 times")
 	}
 	engines := []string{"duckdb"}
+	// This process's own prefix: --drop drops what it made, and nothing
+	// of another process testing against the same servers.
+	prefix := fmt.Sprintf("idem_benchtest_%d_", os.Getpid())
 	// One run each: four engines at two runs took 155 s of CI (TestMedian
 	// covers the medians of several).
 	args := []string{"--rows", "2000", "--repeat", "1", "--json", "--dir", t.TempDir(),
-		"--idem", enginetest.Binary(t), "--schema-prefix", "idem_benchtest_",
+		"--idem", enginetest.Binary(t), "--schema-prefix", prefix, "--drop",
 		// Other packages test beside this one: the machine is never quiet.
 		"--settle", "0"}
+	var leftovers []func() int // each counts what the benchmark left on a server
 	if os.Getenv(enginetest.RequireEnv) != "" || enginetest.Postgres.Ping(context.Background(), pgDSN()) == nil {
 		engines = append(engines, "postgres")
-		args = append(args, "--postgres", enginetest.Postgres.DSN(t))
+		dsn := enginetest.Postgres.DSN(t)
+		args = append(args, "--postgres", dsn)
+		leftovers = append(leftovers, func() int {
+			db, err := sql.Open("pgx", dsn)
+			require.NoError(t, err)
+			defer db.Close()
+			var n int
+			require.NoError(t, db.QueryRow("SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)", prefix).Scan(&n))
+			return n
+		})
 	} else {
 		t.Log("no PostgreSQL server: not measuring PostgreSQL")
 	}
 	if dsn := mysqlServer.DSN(t); dsn != "" { // skips the test when no server answers, unless required
 		engines = append(engines, "mysql")
 		args = append(args, "--mysql", dsn)
+		leftovers = append(leftovers, func() int {
+			db, _ := enginetest.MySQLAdmin(t)
+			var n int
+			require.NoError(t, db.QueryRow("SELECT count(*) FROM information_schema.schemata WHERE LEFT(schema_name, ?) = ?", len(prefix), prefix).Scan(&n))
+			return n
+		})
 	}
 	if _, err := clickhouse.Library(); err == nil {
 		engines = append(engines, "clickhouse")
@@ -62,6 +83,9 @@ func TestTinyRun(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, &out, &errb)
 	require.Equal(t, 0, code, "stderr:\n%s", errb.String())
+	for _, left := range leftovers {
+		require.Zero(t, left(), "schemas or databases named %s* left behind", prefix)
+	}
 
 	scenarios := []string{"1 csv load", "1 csv load, key", "2 parquet load", "2 jsonl load", "3 replace partition",
 		"3 merge small batch", "4 merge", "5 unchanged rerun"}

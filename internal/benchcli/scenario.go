@@ -3,12 +3,14 @@ package benchcli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,10 +48,25 @@ type env struct {
 	data   string // generated input
 	work   string // DuckDB files, job files
 	settle *settler
+	owned  *[]target // the schemas and databases made, for Config.Drop
 }
 
 // run builds idem, then runs every scenario on every engine.
-func run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
+func run(ctx context.Context, cfg Config, log io.Writer) (rows []Row, err error) {
+	var made []target
+	if cfg.Drop {
+		defer func() {
+			for _, t := range made {
+				var derr error
+				if t.engine == "mysql" {
+					derr = bench.DropDatabase(context.WithoutCancel(ctx), cfg.MySQL, t.schema)
+				} else {
+					derr = bench.DropSchema(context.WithoutCancel(ctx), cfg.Postgres, t.schema)
+				}
+				err = errors.Join(err, derr)
+			}
+		}()
+	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -67,7 +84,6 @@ func run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
 	settle := &settler{max: cfg.Settle, read: readProcStat, sleep: sleepCtx}
 	defer func() {
 		if settle.waited > 0 {
@@ -75,7 +91,7 @@ func run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 		}
 	}()
 	for _, e := range cfg.Engines {
-		v := &env{cfg: cfg, log: log, engine: e, idem: bin, self: self, data: filepath.Join(dir, "data"), work: filepath.Join(dir, "work", e), settle: settle}
+		v := &env{cfg: cfg, log: log, engine: e, idem: bin, self: self, data: filepath.Join(dir, "data"), work: filepath.Join(dir, "work", e), settle: settle, owned: &made}
 		if err := os.MkdirAll(v.work, 0o755); err != nil {
 			return rows, err
 		}
@@ -128,6 +144,7 @@ func (v *env) target(ctx context.Context, name string) (target, error) {
 			u += "?" + query
 		}
 		t := target{engine: v.engine, url: u, loc: u, schema: db}
+		v.made(t)
 		return t, v.reset(ctx, t)
 	}
 	u, err := url.Parse(v.cfg.Postgres)
@@ -139,7 +156,15 @@ func (v *env) target(ctx context.Context, name string) (target, error) {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	t := target{engine: v.engine, url: u.String(), loc: u.String(), schema: schema}
+	v.made(t)
 	return t, bench.ResetSchema(ctx, v.cfg.Postgres, schema)
+}
+
+// made records a schema or database made (once), for Config.Drop.
+func (v *env) made(t target) {
+	if !slices.ContainsFunc(*v.owned, func(m target) bool { return m.engine == t.engine && m.schema == t.schema }) {
+		*v.owned = append(*v.owned, t)
+	}
 }
 
 // reset empties a target: a DuckDB file is removed, a schema dropped and

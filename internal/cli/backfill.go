@@ -59,8 +59,9 @@ concurrent writers (PostgreSQL). DuckDB allows one writing process per file, so 
 partitions run one after the other in this process, whatever --parallel says.
 
 Exit: 0 when every partition loaded or skipped; 1 when any failed; 75 when none failed but some
-were not closed or their lock was not obtained in time (the summary names them); 2 for a usage
-or job file error.`,
+were not closed or their lock was not obtained in time, or the target could not be reached (the
+summary names them); 2 for a usage, job file or lint error; 130 interrupted (SIGINT or SIGTERM):
+the partition in progress rolled back, rerun the same backfill.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := asOfTime(asOf)
@@ -88,7 +89,10 @@ or job file error.`,
 			}
 			var prog *progress
 			if !asJSON && isTerminal(stderr) {
-				prog = newBackfillProgress(stderr, len(windows), progressThrottle)
+				// Not throttled: a partition's two updates (its rows, then
+				// the count) must both be drawn, or a slow next partition
+				// would leave the last one's count on screen the while.
+				prog = newBackfillProgress(stderr, len(windows), 0)
 			}
 			began := time.Now()
 			sum := backfillSummary{Summary: true, Job: j.Name, From: from, To: to, Partitions: len(windows)}
@@ -150,7 +154,7 @@ or job file error.`,
 	f.StringVar(&from, "from", "", "the first partition to load (included): 2026-11-01, 2026-11-01T00 or 2026-11")
 	f.StringVar(&to, "to", "", "the last partition to load (included)")
 	f.IntVar(&parallel, "parallel", 1, "partitions run at once, one connection each, on engines with concurrent writers (not DuckDB: one writing process per file)")
-	f.StringVar(&asOf, "as-of", "", "reference time (RFC 3339) for deciding whether a partition is closed; default now")
+	f.StringVar(&asOf, "as-of", "", asOfUsage)
 	f.BoolVar(&force, "force", false, "load even if the ledger says this input is already loaded")
 	f.BoolVar(&allowOpen, "allow-open", false, "load partitions that are not closed yet")
 	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,6 +84,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return ExitUsage
 }
 
+// Command is the command tree as Run builds it (with cobra's completion
+// command), writing nowhere: for generating the reference from it.
+func Command() *cobra.Command {
+	root := newRoot(io.Discard, io.Discard, job.NewRedactor())
+	root.InitDefaultCompletionCmd()
+	return root
+}
+
 // suggestFlag adds "did you mean --date?" to an unknown flag's error.
 func suggestFlag(cmd *cobra.Command, err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
@@ -97,18 +106,68 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 	return err
 }
 
+// envFlags are the flags an environment variable may give (IDEM_ and the
+// flag's name in capitals, - as _): settings a deployment sets once. Not
+// the flags that name what to act on (--date, --from, --to, --where,
+// --exclude, lint's --target) nor --force and --history: a variable left
+// in a shell would then load a partition nobody named on the command line,
+// or silently turn every skip into a reload.
+var envFlags = []string{"as-of", "lock-timeout", "allow-open", "parallel", "json", "limit", "verbose"}
+
+// EnvVar is the environment variable that gives flag, or "" for a flag
+// none gives.
+func EnvVar(flag string) string {
+	if !slices.Contains(envFlags, flag) {
+		return ""
+	}
+	return "IDEM_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// applyEnv sets each flag the command line did not give from its
+// environment variable: flag > environment > (job file >) default. An
+// empty variable counts as unset.
+func applyEnv(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		name := EnvVar(f.Name)
+		if name == "" || f.Changed || err != nil {
+			return
+		}
+		if v := os.Getenv(name); v != "" {
+			if serr := f.Value.Set(v); serr != nil {
+				err = &exitError{ExitUsage, fmt.Errorf("environment variable %s=%q (for --%s): %v", name, v, f.Name, serr)}
+			}
+		}
+	})
+	return err
+}
+
 // errQuiet marks an exit whose reason was already printed.
 var errQuiet = errors.New("")
 
 func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "idem",
-		Short:         "Run data load jobs that are idempotent by construction",
-		Long:          "idem runs data load jobs that leave the target table the same whether they run once or three times.",
+		Use:   "idem",
+		Short: "Run data load jobs that are idempotent by construction",
+		Long: `idem runs data load jobs that leave the target table the same whether they run once or three times.
+
+Exit codes (each command's help says which it uses):
+  0    success: loaded or skipped, verify passed, status complete, lint clean
+  1    the run failed; the target is unchanged
+  2    usage, job file or lint error; nothing was touched
+  3    verify found the job not idempotent; status found partitions missing, failed or open
+  75   try again later: not closed yet, locked, or the target unreachable
+  130  interrupted (SIGINT or SIGTERM); rolled back
+
+The settings among the flags (--as-of, --lock-timeout, --allow-open, --parallel, --json,
+--limit, --verbose) can also be given as environment variables, IDEM_ and the flag's name:
+IDEM_LOCK_TIMEOUT=30m, IDEM_AS_OF=2026-11-30. A flag on the command line wins. Every flag and
+variable: docs/reference.md.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       runner.Version,
 	}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyEnv(cmd) }
 	var verbose bool
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log each step (and the SQL it runs) on stderr")
 	logger := func() *slog.Logger {
@@ -123,6 +182,7 @@ func newRoot(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	root.AddCommand(newLintCmd(stdout, stderr, red))
 	root.AddCommand(newVerifyCmd(stdout, logger, red))
 	root.AddCommand(newPlanCmd(stdout, logger, red))
+	root.AddCommand(newShowCmd(stdout, red))
 	return root
 }
 
@@ -136,7 +196,17 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Re
 	cmd := &cobra.Command{
 		Use:   "run JOB.yaml --date D",
 		Short: "Load one partition (and its lookback partitions)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Load the partition --date names (and, with partition.lookback, the partitions before it),
+each in one transaction with its ledger row. A partition already loaded from the same input,
+and still holding what that run wrote, is skipped; --force loads it anyway. A merge job's
+--date names the run and fills the templates.
+
+Exit: 0 loaded or skipped; 1 the run failed and the target is unchanged (recorded in
+idem_failures; a retry is safe); 2 usage, job file or lint error: nothing was touched;
+75 try again later: the partition is not closed yet, its lock was not obtained within
+--lock-timeout, or the target could not be reached; 130 interrupted (SIGINT or SIGTERM):
+rolled back, run it again.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The reference time is read once, here, and only decides
 			// whether a partition is closed.
@@ -187,7 +257,7 @@ func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Re
 	}
 	f := cmd.Flags()
 	f.StringVar(&date, "date", "", "the partition to load: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
-	f.StringVar(&asOf, "as-of", "", "reference time (RFC 3339) for deciding whether a partition is closed; default now")
+	f.StringVar(&asOf, "as-of", "", asOfUsage)
 	f.BoolVar(&force, "force", false, "load even if the ledger says this input is already loaded")
 	f.BoolVar(&allowOpen, "allow-open", false, "load a partition that is not closed yet")
 	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
@@ -202,7 +272,7 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, engine.ErrInterrupted):
 		return ExitInterrupted
-	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable):
+	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable), errors.Is(err, runner.ErrInputChanged):
 		return ExitTempFail
 	case errors.Is(err, idem.ErrTarget):
 		return ExitUsage
@@ -285,16 +355,26 @@ func newChecksumCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checksum URL TABLE",
 		Short: "Print a table's row count and order-independent checksum (read-only)",
-		Args:  cobra.ExactArgs(2),
+		Long: `Print the row count and checksum of TABLE at URL, or of its rows where --where holds,
+leaving out the --exclude columns (a loaded_at column, say). The checksum is the sum modulo
+2^64 of a 64-bit hash of each row: it ignores row order and counts duplicates. Each engine
+hashes with its own functions, so one table gives one checksum per engine: compare checksums
+taken on one engine. The target is opened read-only; nothing is written or created.
+
+Exit: 0 printed; 1 the checksum could not be taken (a database error); 2 usage: a bad URL,
+--where or --exclude, or a table or column that does not exist; 75 the target could not be
+reached, or a DuckDB file another process holds was not released within a minute.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := job.ParseTable(args[1])
 			if err != nil {
 				return &exitError{ExitUsage, fmt.Errorf("TABLE: %w", err)}
 			}
-			// --where is checked before anything is opened; the read-only
-			// connection is what keeps it from writing.
+			// --where is checked before anything is opened, by the target
+			// engine's lexical rules; the read-only connection is what
+			// keeps it from writing.
 			if where != "" {
-				if err := engine.CheckExpression(where); err != nil {
+				if err := engine.CheckExpression(where, engine.LexiconFor(args[0]).Rules); err != nil {
 					return &exitError{ExitUsage, fmt.Errorf("--where %w", err)}
 				}
 			}
@@ -338,9 +418,16 @@ func asOfTime(asOf string) (time.Time, error) {
 	if asOf == "" {
 		return time.Now(), nil
 	}
-	t, err := time.Parse(time.RFC3339, asOf)
-	if err != nil {
-		return time.Time{}, &exitError{ExitUsage, fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-11-29T06:00:00Z)", asOf)}
+	if t, err := time.Parse(time.RFC3339, asOf); err == nil {
+		return t, nil
 	}
-	return t, nil
+	// A plain date is its midnight in UTC, as partitions are (a zone of
+	// the host would make the same command mean another instant elsewhere).
+	if t, err := time.ParseInLocation(time.DateOnly, asOf, time.UTC); err == nil {
+		return t, nil
+	}
+	return time.Time{}, &exitError{ExitUsage, fmt.Errorf("--as-of %q is neither an RFC 3339 time (like 2026-11-29T06:00:00Z) nor a date (like 2026-11-30, its midnight UTC)", asOf)}
 }
+
+// asOfUsage is the --as-of flag's help.
+const asOfUsage = "reference time for deciding whether a partition is closed: RFC 3339 (2026-11-29T06:00:00Z) or a date (2026-11-30: its midnight UTC); default now"

@@ -22,12 +22,17 @@ func TestLintTargetMissingIndex(t *testing.T) {
 	dsn := enginetest.Postgres.DSN(t)
 	db, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
-	defer db.Close()
 	schema := fmt.Sprintf("idem_lint_target_%d", os.Getpid())
+	// The schema is dropped, then the connection closed, when the test
+	// ends (a deferred Close would run first, and the drop fail unseen).
+	t.Cleanup(func() {
+		_, err := db.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
+		require.NoError(t, err)
+		db.Close()
+	})
 	_, err = db.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE; CREATE SCHEMA ` + schema +
 		`; CREATE TABLE ` + schema + `.byhand (order_id BIGINT, d DATE, amount NUMERIC)`)
 	require.NoError(t, err)
-	t.Cleanup(func() { db.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`) })
 	u, err := url.Parse(dsn)
 	require.NoError(t, err)
 	q := u.Query()

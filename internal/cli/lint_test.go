@@ -82,3 +82,22 @@ func TestRunAndBackfillRefuseLintErrors(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "error (allowed by lint.allow): nondeterministic:")
 }
+
+// A source's own column named like a surrogate (row_id) is refused as a
+// merge key until the job waives generated-key; then it runs.
+func TestSurrogateNamedKeyAllowed(t *testing.T) {
+	t.Parallel()
+	body := "idem: 1\njob: rows\ntarget:\n  url: duckdb:w.duckdb\n  table: rows\nsource:\n  files: in.csv\nstrategy: merge\nkey: [row_id]\nlatest_by: v\n"
+	dir, path := writeJob(t, body)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in.csv"), []byte("row_id,v,x\n1,1,a\n2,1,b\n"), 0o644))
+	code, _, errOut := run(t, "run", path, "--date", "2026-11-28")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, `key[0] "row_id" is named like a surrogate key`)
+	require.Contains(t, errOut, "allow: [generated-key]")
+	require.NoFileExists(t, filepath.Join(dir, "w.duckdb"))
+
+	require.NoError(t, os.WriteFile(path, []byte(body+"lint:\n  allow: [generated-key]\n"), 0o644))
+	code, out, errOut := run(t, "run", path, "--date", "2026-11-28")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "2 inserted")
+}

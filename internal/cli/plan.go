@@ -31,7 +31,11 @@ func newPlanCmd(stdout io.Writer, logger func() *slog.Logger, red *job.Redactor)
 where the run would commit: it prints the statements in order, with the
 transaction, the lock, the partition's interval and each bulk load, then what
 the run would report. Nothing is changed: no table, schema or ledger row is
-created, and no failure is recorded. It exits with the code run would.`,
+created, and no failure is recorded.
+
+Exit: the code run would give: 0 it would load or skip; 1 it would fail (the error is printed,
+nothing is recorded); 2 usage, job file or lint error: nothing is planned; 75 not closed, locked,
+or the target could not be reached; 130 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := asOfTime(asOf)
@@ -76,7 +80,7 @@ created, and no failure is recorded. It exits with the code run would.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&date, "date", "", "the partition to plan: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
-	f.StringVar(&asOf, "as-of", "", "reference time (RFC 3339) for deciding whether a partition is closed; default now")
+	f.StringVar(&asOf, "as-of", "", asOfUsage)
 	f.BoolVar(&force, "force", false, "plan a forced run (one the ledger would otherwise skip)")
 	f.BoolVar(&allowOpen, "allow-open", false, "plan a run of a partition that is not closed yet")
 	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for a run in progress on the same partition")

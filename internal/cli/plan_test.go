@@ -39,8 +39,8 @@ func TestPlanFreshTargetCreatesNothing(t *testing.T) {
 	require.True(t, strings.HasPrefix(out, "-- partition 2018-01-01: [2018-01-01 00:00:00, 2018-01-02 00:00:00) UTC\n\n"), out)
 	for _, want := range []string{
 		"\nBEGIN;\n\n-- lock: jaffle.orders partition 2018-01-01, waiting up to 10m",
-		"\n-- load " + filepath.Join(filepath.Dir(jobPath), "data", "raw_orders.csv") + ` into "idem_stage" by the next statement`,
-		"\nCREATE TEMP TABLE \"idem_stage\" AS SELECT * FROM read_csv(",
+		"\n-- load " + filepath.Join(filepath.Dir(jobPath), "data", "raw_orders.csv") + ` into "idem_stage" via the reader's typed rows`,
+		"\nINSERT INTO \"idem_stage\" (\"id\", \"user_id\", \"order_date\", \"status\") SELECT * FROM idem_input_rows(0);\n",
 		"\nDELETE FROM \"jaffle\".\"orders\" WHERE \"order_date\" >= DATE '2018-01-01' AND \"order_date\" < DATE '2018-01-02';\n",
 		"\nCREATE TABLE IF NOT EXISTS \"idem_runs\" (",
 		"\nCOMMIT; -- a run commits here; the plan rolled back instead\n",

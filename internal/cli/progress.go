@@ -13,10 +13,19 @@ import (
 )
 
 // isTerminal reports whether w is a terminal: progress is drawn only
-// there, never into a file, a pipe or a scheduler's log.
+// there, never into a file, a pipe or a scheduler's log. Writers that wrap
+// another (the password redactor every output passes) are looked through.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			return term.IsTerminal(int(v.Fd()))
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		default:
+			return false
+		}
+	}
 }
 
 // progress is a progress display on stderr; a nil *progress draws nothing,

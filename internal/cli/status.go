@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,7 @@ func newStatusCmd(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
 	var (
 		from, to    string
 		asJSON      bool
+		history     bool
 		lockTimeout time.Duration
 	)
 	cmd := &cobra.Command{
@@ -49,9 +51,15 @@ States: loaded; open (loaded while open and not confirmed since it closed: run i
 it is closed); failed (the latest attempt failed; the partition keeps what the last committed
 run wrote, if any); missing (never loaded).
 
+With --history, every committed run of each partition instead (from idem_runs, in the order
+they committed): its run id, input fingerprint, counts, row count and checksum, whether the
+partition was closed, and when it started and finished; the last run of a partition is the
+one its rows come from. --json prints one object per run.
+
 Exit: 0 when every partition of the range is loaded and closed; 3 when some are missing,
-failed or open (or nothing is recorded); 2 for a usage or job file error. status writes
-nothing.`,
+failed or open (or nothing is recorded); 2 for a usage or job file error; 75 when a DuckDB
+file was held past --lock-timeout, or the target could not be reached. With --history: 0, or
+2 or 75 as above. status writes nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (from == "") != (to == "") {
@@ -62,6 +70,14 @@ nothing.`,
 				return &exitError{ExitUsage, err}
 			}
 			red.Add(job.Secrets(j.Target.URL)...)
+			if history {
+				h, err := idem.ReadHistory(cmd.Context(), j, from, to, lockTimeout)
+				if err != nil {
+					return &exitError{exitCode(err), err}
+				}
+				printHistory(stdout, h, asJSON)
+				return nil
+			}
 			s, err := idem.ReadStatus(cmd.Context(), j, from, to, lockTimeout)
 			if err != nil {
 				return &exitError{exitCode(err), err}
@@ -80,7 +96,8 @@ nothing.`,
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "", "the first partition to report (included)")
 	f.StringVar(&to, "to", "", "the last partition to report (included)")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition, then one summary object")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition, then one summary object (--history: one per run)")
+	f.BoolVar(&history, "history", false, "list every committed run of each partition, not only the last")
 	f.DurationVar(&lockTimeout, "lock-timeout", time.Minute, "how long to wait for a DuckDB file another process holds")
 	return cmd
 }
@@ -138,6 +155,36 @@ func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
 			fmt.Fprintf(w, "  %s: %s (%s)\n", l.what, strings.Join(l.parts, ", "), l.next)
 		}
 	}
+}
+
+func printHistory(w io.Writer, h *idem.History, asJSON bool) {
+	if asJSON {
+		for _, r := range h.Runs {
+			b, _ := json.Marshal(r)
+			fmt.Fprintf(w, "%s\n", b)
+		}
+		return
+	}
+	if len(h.Runs) == 0 {
+		fmt.Fprintf(w, "%s: no runs recorded\n", h.Job)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "partition\tseq\trun\tinput\trows in\tdeduped\tout of window\tinserted\tupdated\tdeleted\trow count\tchecksum\tclosed\tstarted\tfinished")
+	for _, r := range h.Runs {
+		part := r.Partition
+		if r.Latest {
+			part += " *"
+		}
+		closed := "yes"
+		if !r.PartitionClosed {
+			closed = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", part, r.Seq, short(r.RunID), short(r.InputFingerprint),
+			r.RowsIn, r.RowsDeduped, r.RowsOutOfWindow, r.Inserted, r.Updated, r.Deleted, r.RowCount, r.Checksum, closed, r.StartedAt, r.FinishedAt)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%s: %d runs (* the run each partition's rows come from)\n", h.Job, len(h.Runs))
 }
 
 func orEmpty(ss []string) []string {

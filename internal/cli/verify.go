@@ -28,7 +28,12 @@ func newVerifyCmd(stdout io.Writer, logger func() *slog.Logger, red *job.Redacto
 (same engine and database, a scratch ledger), compares the row count and checksum, and reports
 PASS (exit 0) or FAIL (exit 3). For file sources it then changes one input row in a copy of the
 input and checks that only that row's key changes. The target table and idem_runs are never
-touched; the scratch tables are dropped afterwards.`,
+touched; the scratch tables are dropped afterwards.
+
+Exit: 0 PASS; 3 FAIL: the job is not idempotent (a result, not an error: the report says why);
+1 a run could not be made (bad input, a database error); 2 usage or job file error; 75 the
+database (a DuckDB file) was held past --lock-timeout, or could not be reached; 130
+interrupted: the scratch tables are dropped.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if date == "" {

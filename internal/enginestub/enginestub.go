@@ -10,6 +10,7 @@ import (
 	"errors"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/dsn"
 )
 
 func init() {
@@ -18,7 +19,15 @@ func init() {
 	}
 	engine.Register("duckdb", engine.Driver{Name: "duckdb", File: true, Form: "duckdb:PATH",
 		Example: "duckdb:warehouse.duckdb or duckdb::memory:", Open: open})
+	// As engine/postgres checks its URLs: credentials, then the host list.
+	checkPostgres := func(url string) error {
+		u, err := dsn.ParseServerURL(url)
+		if err != nil {
+			return err
+		}
+		return u.CheckHosts()
+	}
 	for _, s := range []string{"postgres", "postgresql"} {
-		engine.Register(s, engine.Driver{Name: "postgres", Form: s + "://…", ConcurrentWriters: true, Open: open})
+		engine.Register(s, engine.Driver{Name: "postgres", Form: s + "://…", CheckURL: checkPostgres, ConcurrentWriters: true, Open: open})
 	}
 }

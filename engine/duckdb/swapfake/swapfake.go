@@ -20,6 +20,9 @@ type DB struct{ *duckdb.DB }
 
 var _ engine.Swapper = DB{}
 
+// Capabilities are DuckDB's, but for its commit: it swaps, as MySQL does.
+func (d DB) Capabilities() engine.Capabilities { return engine.Declare(d, engine.CommitSwap) }
+
 // Swap renames built into table's place.
 func (DB) Swap(table, built engine.Table, exists bool) []string {
 	d := duckdb.Dialect{}

@@ -6,17 +6,15 @@ SELECT name FROM system.columns WHERE table = $1 AND database = $2;
 
 SELECT 1 FROM system.tables WHERE name = $1 AND database = $2;
 
--- load $DIR/in/2026-11-28.csv into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
-
-DROP TABLE IF EXISTS "idem_stage";
+DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "status" Nullable(String), "updated_at" Nullable(DateTime64(6)), "is_deleted" Nullable(Bool)) ENGINE = Memory;
 
-INSERT INTO "idem_stage" SELECT * FROM file(<the Parquet file>, Parquet);
+-- load $DIR/in/2026-11-28.csv into "idem_stage" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file();
+
+INSERT INTO "idem_stage" ("order_id", "status", "updated_at", "is_deleted") SELECT * FROM file(<a spool file of the rows, RowBinary>, 'RowBinary', 'c1 Nullable(Int64), c2 Nullable(String), c3 Nullable(DateTime64(6)), c4 Nullable(Bool)') SETTINGS max_partitions_per_insert_block = 0 -- for each 262144 rows;
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
@@ -33,8 +31,6 @@ CREATE DATABASE IF NOT EXISTS "sales";
 CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" ENGINE = MergeTree ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT *, CAST(NULL AS Nullable(DateTime64(6, 'UTC'))) AS "_loaded_at" FROM "idem_stage";
 
 SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
-
-SELECT name FROM system.columns WHERE table = $1 AND database = $2 AND (default_kind IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') OR match(default_expression, '(?i)(generateuuid|generateserialid|generatesnowflakeid|rand)'));
 
 SELECT 1 FROM system.tables WHERE name = $1 AND database = $2;
 

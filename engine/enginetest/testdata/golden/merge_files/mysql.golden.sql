@@ -6,18 +6,17 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 
-SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
-
--- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "status" LONGTEXT, "updated_at" DATETIME(6), "is_deleted" BIT(1)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
+-- load $DIR/in/2026-11-28.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the reader's rows as escaped text, streamed);
+
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "status", "updated_at", @v3) SET "is_deleted" = CAST(@v3 AS UNSIGNED);
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "status", "updated_at", @v4)
+  SET "is_deleted" = CAST(@v4 AS UNSIGNED);
+
+SHOW WARNINGS LIMIT 1;
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
@@ -47,9 +46,6 @@ DEALLOCATE PREPARE idem_ddl;
 ALTER TABLE "sales"."orders__idem_build" ADD UNIQUE KEY "idem_key" ("order_id");
 
 SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
-
-SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?
-  AND (extra LIKE '%auto_increment%' OR lower(coalesce(column_default, '')) LIKE '%uuid%');
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 

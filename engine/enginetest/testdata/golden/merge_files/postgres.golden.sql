@@ -8,22 +8,13 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
 
--- load $DIR/in/2026-11-28.csv into "idem_stage" via COPY FROM STDIN (raw CSV: the server parses the files' bytes);
-
-SAVEPOINT idem_raw;
-
 CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "status" TEXT, "updated_at" TIMESTAMP, "is_deleted" BOOLEAN);
 
-COPY "idem_stage" ("order_id", "status", "updated_at", "is_deleted") FROM STDIN (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"', FORCE_NULL ("order_id", "status", "updated_at", "is_deleted"));
+-- load $DIR/in/2026-11-28.csv into "idem_stage" via COPY FROM STDIN (binary);
 
-RELEASE SAVEPOINT idem_raw;
-
-SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
-WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped;
+COPY "idem_stage" ("order_id", "status", "updated_at", "is_deleted") FROM STDIN (FORMAT binary);
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 
@@ -51,13 +42,6 @@ EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL
 END $idem$;
 
 SELECT * FROM "sales"."orders" LIMIT 0;
-
-SELECT a.attname FROM pg_catalog.pg_attribute AS a
-JOIN pg_catalog.pg_class AS c ON c.oid = a.attrelid
-JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
-LEFT JOIN pg_catalog.pg_attrdef AS ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
-WHERE c.relname = $1 AND n.nspname = $2 AND a.attnum > 0 AND NOT a.attisdropped
-  AND (a.attidentity <> '' OR lower(pg_get_expr(ad.adbin, ad.adrelid)) ~ '(nextval|uuid[a-z0-9_]*)\(');
 
 SELECT pg_advisory_xact_lock(3296780288592768586);
 

@@ -6,17 +6,15 @@ SELECT name FROM system.columns WHERE table = $1 AND database = $2;
 
 SELECT 1 FROM system.tables WHERE name = $1 AND database = $2;
 
--- load $DIR/in/2026/11/orders.csv into "idem_stage" via file() (raw CSV: ClickHouse parses the files' bytes; on any error, the embedded DuckDB reads them instead);
+DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
-DROP TABLE IF EXISTS "idem_stage";
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "created_at" Nullable(DateTime64(6)), "status" Nullable(String), "amount" Nullable(Decimal(12, 2)), "updated_at" Nullable(DateTime64(6))) ENGINE = Memory;
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "created_at" Nullable(DateTime64(6)), "status" Nullable(String), "amount" Nullable(Decimal(12,2)), "updated_at" Nullable(DateTime64(6))) ENGINE = Memory;
+-- load $DIR/in/2026/11/orders.csv into "idem_stage" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file();
 
-INSERT INTO "idem_stage" SELECT toInt64OrNull(nullIf("order_id", '')), toInt64OrNull(nullIf("customer_id", '')), toDateTime64OrNull(nullIf("created_at", ''), 6), nullIf("status", ''), CAST(nullIf("amount", ''), 'Nullable(Decimal(12,2))'), toDateTime64OrNull(nullIf("updated_at", ''), 6) FROM file('$DIR/in/2026/11/orders.csv', CSVWithNames, '"order_id" Nullable(String), "customer_id" Nullable(String), "created_at" Nullable(String), "status" Nullable(String), "amount" Nullable(String), "updated_at" Nullable(String)') WHERE throwIf(NOT ((nullIf("order_id", '') IS NULL OR match(nullIf("order_id", ''), '^-?(0|[1-9][0-9]{0,17})$')) AND (nullIf("customer_id", '') IS NULL OR match(nullIf("customer_id", ''), '^-?(0|[1-9][0-9]{0,17})$')) AND (nullIf("created_at", '') IS NULL OR match(nullIf("created_at", ''), '^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,6})?$') AND toString(toDate32OrNull(substring(nullIf("created_at", ''), 1, 10))) = substring(nullIf("created_at", ''), 1, 10)) AND (nullIf("amount", '') IS NULL OR match(nullIf("amount", ''), '^-?[0-9]{1,10}(\\.[0-9]{1,2})?$')) AND (nullIf("updated_at", '') IS NULL OR match(nullIf("updated_at", ''), '^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,6})?$') AND toString(toDate32OrNull(substring(nullIf("updated_at", ''), 1, 10))) = substring(nullIf("updated_at", ''), 1, 10))), 'a value the raw CSV load does not read (the embedded reader reads the files instead)') = 0 SETTINGS format_csv_delimiter = ',', format_csv_allow_double_quotes = 1, input_format_allow_errors_num = 0, input_format_allow_errors_ratio = 0, input_format_skip_unknown_fields = 0, input_format_with_names_use_header = 1, input_format_defaults_for_omitted_fields = 0, input_format_null_as_default = 0, input_format_csv_empty_as_default = 0, input_format_csv_use_default_on_bad_values = 0, input_format_csv_trim_whitespaces = 0, input_format_csv_allow_variable_number_of_columns = 0, input_format_csv_skip_trailing_empty_lines = 0, input_format_csv_allow_cr_end_of_line = 0, input_format_csv_allow_whitespace_or_tab_as_delimiter = 0, input_format_csv_skip_first_lines = 0, input_format_csv_detect_header = 0, input_format_csv_enum_as_number = 0, input_format_csv_arrays_as_nested_csv = 0, format_csv_allow_single_quotes = 0, format_csv_null_representation = '', date_time_input_format = 'basic';
+INSERT INTO "idem_stage" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at") SELECT * FROM file(<a spool file of the rows, RowBinary>, 'RowBinary', 'c1 Nullable(Int64), c2 Nullable(Int64), c3 Nullable(DateTime64(6)), c4 Nullable(String), c5 Nullable(Decimal(12, 2)), c6 Nullable(DateTime64(6))') SETTINGS max_partitions_per_insert_block = 0 -- for each 262144 rows;
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 

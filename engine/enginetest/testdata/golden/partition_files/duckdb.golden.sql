@@ -8,15 +8,13 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
-SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat, NewLineDelimiter, Comment FROM sniff_csv('$DIR/in/2026/11/orders.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, types = {'amount': 'DECIMAL(12,2)', 'order_id': 'BIGINT'});
+CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" TIMESTAMP, "status" VARCHAR, "amount" DECIMAL(12,2), "updated_at" TIMESTAMP);
 
--- load $DIR/in/2026/11/orders.csv into "idem_stage" by the next statement: the database reads the files itself;
+-- load $DIR/in/2026/11/orders.csv into "idem_stage" via the reader's typed rows, pulled by DuckDB through a table function;
 
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM read_csv(['$DIR/in/2026/11/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, auto_detect = false, columns = {'order_id': 'BIGINT', 'customer_id': 'BIGINT', 'created_at': 'TIMESTAMP', 'status': 'VARCHAR', 'amount': 'DECIMAL(12,2)', 'updated_at': 'TIMESTAMP'}, new_line = '\n', comment = '');
+INSERT INTO "idem_stage" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at") SELECT * FROM idem_input_rows(0);
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 

@@ -6,18 +6,16 @@ SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND ta
 
 SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?;
 
-SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?;
-
--- load $DIR/in/2026/11/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead);
-
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" DATETIME(6), "status" LONGTEXT, "amount" DECIMAL(12,2), "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
+-- load $DIR/in/2026/11/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (the reader's rows as escaped text, streamed);
+
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "idem_stage" CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES ("order_id", "customer_id", "created_at", "status", "amount", "updated_at");
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "customer_id", "created_at", "status", "amount", "updated_at");
+
+SHOW WARNINGS LIMIT 1;
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 

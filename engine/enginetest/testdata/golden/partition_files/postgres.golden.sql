@@ -8,22 +8,13 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2;
 
--- load $DIR/in/2026/11/orders.csv into "idem_stage" via COPY FROM STDIN (raw CSV: the server parses the files' bytes);
-
-SAVEPOINT idem_raw;
-
 CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "created_at" TIMESTAMP, "status" TEXT, "amount" NUMERIC(12,2), "updated_at" TIMESTAMP);
 
-COPY "idem_stage" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at") FROM STDIN (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"', FORCE_NULL ("order_id", "customer_id", "created_at", "status", "amount", "updated_at"));
+-- load $DIR/in/2026/11/orders.csv into "idem_stage" via COPY FROM STDIN (binary);
 
-RELEASE SAVEPOINT idem_raw;
-
-SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute AS a
-WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped;
+COPY "idem_stage" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at") FROM STDIN (FORMAT binary);
 
 SELECT * FROM "idem_stage" LIMIT 0;
-
-SELECT count(*) FROM "idem_stage";
 
 SELECT count(*) FROM "idem_stage" WHERE "order_id" IS NULL;
 

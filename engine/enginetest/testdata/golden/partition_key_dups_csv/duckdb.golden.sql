@@ -8,19 +8,15 @@ SELECT column_name FROM information_schema.columns WHERE table_catalog = current
 
 SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
-SELECT list_transform(Columns, c -> c.name), list_transform(Columns, c -> c.type), DateFormat, TimestampFormat, NewLineDelimiter, Comment FROM sniff_csv('$DIR/in/orders.csv', header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0);
+CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "order_date" DATE, "status" VARCHAR, "amount" DOUBLE, "updated_at" TIMESTAMP);
 
-SELECT count(*) FILTER (WHERE NOT regexp_full_match("amount", '\s*[+-]?[0-9]+\s*')) FROM (SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, all_varchar = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0) LIMIT 20480);
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
 
-SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = 'orders';
+CREATE TABLE "orders" AS SELECT * FROM "idem_stage" LIMIT 0;
 
--- load $DIR/in/orders.csv into "orders" by the next statement: the database reads the files itself, straight into the new table;
+-- load $DIR/in/orders.csv into "orders" via the reader's typed rows, pulled by DuckDB through a table function, straight into the new table;
 
-CREATE TABLE "orders" AS SELECT * FROM read_csv(['$DIR/in/orders.csv'], header = true, max_line_size = 33554432, buffer_size = 33554432, delim = ',', quote = '"', escape = '"', skip = 0, auto_detect = false, columns = {'order_id': 'BIGINT', 'customer_id': 'BIGINT', 'order_date': 'DATE', 'status': 'VARCHAR', 'amount': 'DOUBLE', 'updated_at': 'TIMESTAMP'}, new_line = '\n', comment = '', dateformat = '%Y-%m-%d');
-
-SELECT count(*) FROM "orders";
-
-CREATE TEMP TABLE "idem_stage" AS SELECT * FROM "orders" LIMIT 0;
+INSERT INTO "orders" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") SELECT * FROM idem_input_rows(0);
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

@@ -12,10 +12,6 @@ SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND tabl
 
 DROP TABLE IF EXISTS "orders__idem_build";
 
-SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
-
--- load $DIR/in/orders.csv into "idem_stage" via LOAD DATA LOCAL INFILE (raw CSV: the server parses the files' bytes; on any warning, the embedded DuckDB reads them instead);
-
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "order_date" DATE, "status" LONGTEXT, "amount" DOUBLE, "updated_at" DATETIME(6)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 CREATE TABLE IF NOT EXISTS "orders__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT * FROM "idem_stage" LIMIT 0;
@@ -31,8 +27,12 @@ EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
 
+-- load $DIR/in/orders.csv into "orders__idem_build" via LOAD DATA LOCAL INFILE (the reader's rows as escaped text, streamed), straight into the new table;
+
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "orders__idem_build" CHARACTER SET utf8mb4
-  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '' IGNORE 1 LINES ("order_id", "customer_id", "order_date", "status", "amount", "updated_at");
+  FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("order_id", "customer_id", "order_date", "status", "amount", "updated_at");
+
+SHOW WARNINGS LIMIT 1;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

@@ -12,9 +12,7 @@ SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
 
 DROP TABLE IF EXISTS "orders__idem_build";
 
--- load $DIR/in/orders.csv into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
-
-DROP TABLE IF EXISTS "idem_stage";
+DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
 CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "order_date" Nullable(Date32), "status" Nullable(String), "amount" Nullable(Float64)) ENGINE = Memory;
 
@@ -22,9 +20,9 @@ SELECT * FROM "idem_stage" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "orders__idem_build" ENGINE = MergeTree PARTITION BY "order_date" ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
 
-INSERT INTO "orders__idem_build" SELECT * FROM file(<the Parquet file>, Parquet) SETTINGS max_partitions_per_insert_block = 0;
+-- load $DIR/in/orders.csv into "orders__idem_build" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file(), straight into the new table;
 
-SELECT count() FROM "orders__idem_build";
+INSERT INTO "orders__idem_build" ("order_id", "customer_id", "order_date", "status", "amount") SELECT * FROM file(<a spool file of the rows, RowBinary>, 'RowBinary', 'c1 Nullable(Int64), c2 Nullable(Int64), c3 Nullable(Date32), c4 Nullable(String), c5 Nullable(Float64)') SETTINGS max_partitions_per_insert_block = 0 -- for each 262144 rows;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

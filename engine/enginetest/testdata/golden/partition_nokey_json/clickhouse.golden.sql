@@ -12,9 +12,7 @@ SELECT 1 FROM system.tables WHERE name = $1 AND database = currentDatabase();
 
 DROP TABLE IF EXISTS "events__idem_build";
 
--- load $DIR/in/events.jsonl into "idem_stage" via Parquet (the embedded DuckDB reads the files and writes their rows to one Parquet file, which ClickHouse reads);
-
-DROP TABLE IF EXISTS "idem_stage";
+DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
 CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullable(String), "n" Nullable(Int64)) ENGINE = Memory;
 
@@ -22,9 +20,9 @@ SELECT * FROM "idem_stage" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "events__idem_build" ENGINE = MergeTree PARTITION BY toStartOfHour("ts") ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
 
-INSERT INTO "events__idem_build" SELECT * FROM file(<the Parquet file>, Parquet) SETTINGS max_partitions_per_insert_block = 0;
+-- load $DIR/in/events.jsonl into "events__idem_build" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file(), straight into the new table;
 
-SELECT count() FROM "events__idem_build";
+INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT * FROM file(<a spool file of the rows, RowBinary>, 'RowBinary', 'c1 Nullable(DateTime64(6)), c2 Nullable(String), c3 Nullable(Int64)') SETTINGS max_partitions_per_insert_block = 0 -- for each 262144 rows;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

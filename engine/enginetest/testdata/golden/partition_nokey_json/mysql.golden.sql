@@ -12,10 +12,6 @@ SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND tabl
 
 DROP TABLE IF EXISTS "events__idem_build";
 
-SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?;
-
--- load $DIR/in/events.jsonl into "idem_stage" via LOAD DATA LOCAL INFILE (the embedded DuckDB reads the files and streams their rows in batches of 100000);
-
 CREATE TEMPORARY TABLE "idem_stage" ("ts" DATETIME(6), "kind" LONGTEXT, "n" BIGINT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 CREATE TABLE IF NOT EXISTS "events__idem_build" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin AS SELECT * FROM "idem_stage" LIMIT 0;
@@ -31,8 +27,12 @@ EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
 
+-- load $DIR/in/events.jsonl into "events__idem_build" via LOAD DATA LOCAL INFILE (the reader's rows as escaped text, streamed), straight into the new table;
+
 LOAD DATA LOCAL INFILE 'Reader::idem_1' INTO TABLE "events__idem_build" CHARACTER SET utf8mb4
   FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\' ("ts", "kind", "n");
+
+SHOW WARNINGS LIMIT 1;
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/ledger"
+)
+
+// RepeatedKeyError is a merge refused because its target (or its
+// tombstone table) holds a key in more than one row: a merge keeps one row
+// per key, and would otherwise write the key's new row twice, or fail
+// halfway on engines that refuse it. Nothing was written. The CLI maps it
+// to exit 1, like any failed run.
+type RepeatedKeyError struct {
+	Table string   // the table holding the key, as the job names it
+	Key   []string // the key's columns
+	Value []string // the key's value, one per column, as text
+	Rows  int64    // how many rows hold it
+}
+
+func (e *RepeatedKeyError) Error() string {
+	parts := make([]string, len(e.Key))
+	for i, k := range e.Key {
+		parts[i] = k + "=" + e.Value[i]
+	}
+	return fmt.Sprintf("%s holds key {%s} in %d rows, and a merge keeps one row per key (a job without key sharing the table, or a key changed and changed back, can write it twice); nothing was written. Keep one row of each such key, then run again (README: repairing a table that holds a key twice)",
+		e.Table, strings.Join(parts, ", "), e.Rows)
+}
+
+// checkPlanRows refuses a merge whose target holds a staged key twice,
+// before anything is written. The plan joins each staged row with its
+// key's row in the target and in the tombstones, so such a key gives the
+// plan more rows than staging has: the counts are compared, and only when
+// they differ is the key looked for.
+func (r *run) checkPlanRows(ctx context.Context, planRows int64) error {
+	if planRows == r.res.RowsIn-r.res.RowsDeduped {
+		return nil
+	}
+	if err := r.repeatedKey(ctx, r.sql.Table(r.merge.Target), r.src, r.job.Target.Table); err != nil {
+		return err
+	}
+	if tomb := r.merge.Tombstones; tomb.Name != "" {
+		name := tomb.Name
+		if tomb.Schema != "" {
+			name = tomb.Schema + "." + name
+		}
+		if err := r.repeatedKey(ctx, r.sql.Table(tomb), r.src, name); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("planning the merge: %d staged rows gave %d planned ones, and no table holds a key twice; nothing was written", r.res.RowsIn-r.res.RowsDeduped, planRows)
+}
+
+// checkFirstMerge refuses the first merge of the job onto a table it has
+// not written (a partition job's, or a user's) when the table holds any
+// key twice, on every engine: later merges check the keys they touch
+// (checkPlanRows). An engine whose merge needs a unique index on the key
+// (MySQL, MariaDB) could not add it to such a table anyway; checking on
+// every engine makes the same table the same refusal everywhere.
+func (r *run) checkFirstMerge(ctx context.Context) error {
+	if r.ledger {
+		owners, err := ledger.Owners(ctx, r.s, r.db, r.tableName(), "")
+		if err != nil {
+			return err
+		}
+		for _, o := range owners {
+			if o.Job == r.job.Name {
+				return nil
+			}
+		}
+	}
+	return r.repeatedKey(ctx, r.table, "", r.job.Target.Table)
+}
+
+// repeatedKey returns a *RepeatedKeyError for the first key that table
+// (quoted; name is how the error names it) holds twice among the keys of
+// temporary table src ("" for any key), or nil when there is none.
+func (r *run) repeatedKey(ctx context.Context, table, src, name string) error {
+	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.RepeatedKey(table, src, r.job.Key))
+	if err != nil {
+		return fmt.Errorf("looking for a key %s holds twice: %w", name, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return rows.Err()
+	}
+	vals := make([]any, len(r.job.Key))
+	ptrs := make([]any, len(r.job.Key)+1)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var n int64
+	ptrs[len(vals)] = &n
+	if err := rows.Scan(ptrs...); err != nil {
+		return fmt.Errorf("looking for a key %s holds twice: %w", name, err)
+	}
+	e := &RepeatedKeyError{Table: name, Key: r.job.Key, Rows: n}
+	for _, v := range vals {
+		e.Value = append(e.Value, keyText(v))
+	}
+	return e
+}
+
+// keyText is a key value as an error shows it: its text quoted, as the
+// NULL key error shows values, so that spaces show.
+func keyText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return strconv.Quote(string(x))
+	case time.Time:
+		return strconv.Quote(x.UTC().Format("2006-01-02 15:04:05.999999999"))
+	}
+	return strconv.Quote(fmt.Sprint(v))
+}
+
+// checkDeleteFlag refuses a merge whose delete_when column is not a
+// boolean, before anything is created: the target's type where it has the
+// column (staging takes it), else the input's, which a first merge gives
+// the target and its tombstone table. A text column holding Y or N would
+// otherwise fail inside the merge, or, compared as a number, delete
+// nothing.
+func (r *run) checkDeleteFlag() error {
+	col := r.job.DeleteWhen
+	if col == "" {
+		return nil
+	}
+	where, typ := r.job.Target.Table, ""
+	for _, c := range r.targetCols {
+		if c.Name == col {
+			typ = c.Type
+		}
+	}
+	if typ == "" {
+		where = "the input"
+		for _, c := range r.stageCols {
+			if c.Name == col {
+				typ = c.Type
+			}
+		}
+	}
+	if typ == "" || engine.IsBool(r.sql.Types, typ) {
+		return nil // a missing column is checkColumns's to name
+	}
+	return &InputError{Column: col, Msg: fmt.Sprintf(
+		"column %q (delete_when) is %s in %s; delete_when needs a boolean column (true or false), so nothing was written: give the source a boolean column, or declare it under columns: as BOOLEAN",
+		col, typ, where)}
+}
+
+// dropTombstones drops the tombstone table a failed run created on an
+// engine whose DDL is not part of the data transaction (engine.Swapper),
+// so that it is not left typed or filled by a run that did not land.
+func (r *run) dropTombstones(ctx context.Context, err error) {
+	if err == nil || !r.tombCreated || r.landed || errors.Is(err, errSkipped) {
+		return
+	}
+	if _, derr := r.s.exec(ctx, r.proto.drop(r, r.merge.Tombstones)); derr != nil {
+		r.log.Warn("dropping the tombstone table", "table", r.merge.Tombstones.Name, "err", derr)
+	}
+}
+
+// tombstonesExist reports whether the tombstone table exists.
+func (r *run) tombstonesExist(ctx context.Context, t engine.Table) (bool, error) {
+	q, args := r.sql.Catalog.TableExists(t)
+	var one int
+	switch err := r.s.QueryRowContext(ctx, q, args...).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
+}
