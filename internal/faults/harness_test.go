@@ -106,16 +106,16 @@ func TestUnrecordedConverges(t *testing.T) {
 
 // The leftover check can fail: a folder no run removes is reported after a
 // rerun, and a killed run's scratch folder (its process gone) is not, since
-// the rerun removes it.
+// the rerun removes it. ClickHouse, since its loads spool to a scratch folder.
 func TestHarnessDetectsLeftovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; not with -short")
 	}
-	tgt := newPGTarget(t)
+	tgt := newCHDBTarget(t)
 	f := newFixture(t, tgt, "partition", 2000)
 	dead := exec.Command("true")
 	require.NoError(t, dead.Run())
-	killed := filepath.Join(f.tmp, "idem-load-1")
+	killed := filepath.Join(f.tmp, "idem-chload-1")
 	require.NoError(t, os.Mkdir(killed, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(killed, "pid"), []byte(strconv.Itoa(dead.Process.Pid)), 0o644))
 	u, drop := tgt.copyOf(t, f.base, "leftover")

@@ -1,6 +1,5 @@
-// Package scratch makes the temporary folders a run needs (the embedded
-// reader's database, a Parquet file for ClickHouse, the copy of the input
-// `idem verify` changes). A run killed with -9 cannot remove its own, so
+// Package scratch makes the temporary folders a run needs (ClickHouse's
+// spool files of rows, the copy of the input `idem verify` changes). A run killed with -9 cannot remove its own, so
 // each folder names its process, and each new one first removes those of
 // its kind whose process is gone.
 package scratch
