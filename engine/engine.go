@@ -288,8 +288,7 @@ type MergeSpec struct {
 // Rewriter is an optional ability of a Merger whose engine updates rows in
 // place in time that follows the table, not the rows: DuckDB rewrites, when
 // the commit checkpoints, every column an UPDATE set in every row group it
-// touched, so 1,000 updates spread over a 3M-row table took 0.35 s where
-// deleting those rows and inserting them again took 0.06 s. With
+// touched (docs/decisions/0007-duckdb-merge-rewrite-by-rowid.md). With
 // MergeSpec.Rewrite its Merge's first statement deletes the matched keys'
 // rows that lose (to an update or a delete) and its last inserts the
 // updates with the new keys; the first statement's rows affected are the
@@ -320,8 +319,8 @@ type Merger interface {
 	// Merge applies a plan: first the statement that deletes and updates
 	// matched keys of the target (it must change nothing else: the runner
 	// leaves it out when the plan has no update and no delete, since on
-	// ClickHouse even a DELETE of no key is a mutation of every part,
-	// 0.56 s in a 30M-row table), then (with tombstones) the one that
+	// ClickHouse even a DELETE of no key is a mutation of every part), then
+	// (with tombstones) the one that
 	// writes and removes tombstones, then the one that inserts keys into
 	// the target.
 	Merge(plan, action string, m MergeSpec) []string

@@ -49,12 +49,11 @@ type PlanOptions struct {
 	// Extra select expressions over s and t, after s's columns. With
 	// Narrow, t has only the staged columns (no rowid).
 	Extra string
-	// Narrow joins the target (and the tombstones) as only their rows
-	// whose key is staged, for an engine that builds its join's hash table
-	// from the right side whatever its size: ClickHouse hashed all 30M rows
-	// of a target to plan 10k staged ones (1.8 s), where the key's IN
-	// reads one column through the primary index. The plan is the same:
-	// a row whose key is not staged matches no staged row.
+	// Narrow joins the target (and the tombstones) as only their rows whose
+	// key is staged, for an engine that builds its join's hash table from the
+	// right side whatever its size (ClickHouse;
+	// docs/decisions/0010-clickhouse-merge-touches-staged-keys.md). The plan
+	// is the same: a row whose key is not staged matches no staged row.
 	Narrow bool
 }
 

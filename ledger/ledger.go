@@ -106,8 +106,8 @@ func selectRuns(db engine.DB, eq, orderBy []string) string {
 // wrapping ErrNoRun when it has none.
 func Last(ctx context.Context, q engine.Querier, db engine.DB, job, partition string) (*Entry, error) {
 	// A partition has a few rows; picking the latest here is cheaper than
-	// ORDER BY … LIMIT 1, which DuckDB runs as a top-N costing about 2 ms a
-	// call (every run, and a backfill's skips, call it once).
+	// DuckDB's top-N for ORDER BY … LIMIT 1
+	// (docs/decisions/0015-ledger-reads-on-skip.md).
 	query := selectRuns(db, []string{"job", "partition"}, nil)
 	rows, err := q.QueryContext(ctx, query, job, partition)
 	if err != nil {

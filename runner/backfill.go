@@ -125,11 +125,12 @@ func (b *backfill) results() ([]Result, error) {
 	return results, b.stopErr
 }
 
-// ledgerState is ledger.State, remembered across a backfill's runs once a
-// run has seen the ledger exist and current: idem never drops a column of
-// it, and the catalog query costs about 4 ms a run on DuckDB, a third of a
-// skipped partition. Only a committed ledger is seen (the query runs
-// before this run's own Ensure), so a rolled-back run cannot mislead.
+// ledgerState is ledger.State, remembered across a backfill's runs once a run
+// has seen the ledger exist and current: idem never drops a column of it, and
+// the catalog query is much of a skip's cost
+// (docs/decisions/0015-ledger-reads-on-skip.md). Only a committed ledger is
+// seen (the query runs before this run's own Ensure), so a rolled-back run
+// cannot mislead.
 func (r *run) ledgerState(ctx context.Context) (exists, current bool, err error) {
 	known := r.opts.ledgerCurrent
 	if known != nil && known.Load() {

@@ -104,11 +104,8 @@ var settings = []string{
 	// The profilers signal threads (SIGUSR1, SIGUSR2) in a Go process.
 	"SET query_profiler_real_time_period_ns = 0",
 	"SET query_profiler_cpu_time_period_ns = 0",
-	// No JIT: ClickHouse compiles an expression the third time it sees it
-	// (0.1–0.5 s of CPU each), and drops the compiled code when the session
-	// closes; a run repeats a statement a few times at most, so compiling
-	// cost more than it saved (a checksum query: 345 ms on average with it,
-	// 64 ms without under twice the load).
+	// No JIT: compiled code dies with the session and a run repeats a
+	// statement a few times at most (docs/decisions/0009-clickhouse-no-jit.md).
 	"SET compile_expressions = 0",
 	"SET compile_aggregate_expressions = 0",
 	"SET compile_sort_description = 0",

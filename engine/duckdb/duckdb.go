@@ -149,10 +149,9 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		return nil, err
 	}
 	settings := []string{
-		// DuckDB runs inside idem: by default it may take 80% of the host's
-		// memory for its buffers, and keeps every block a run has read
-		// cached up to that, so a merge into a 10M-row table held 1.1 GB.
-		// The limit makes it evict and spill (to <file>.tmp) instead.
+		// DuckDB runs inside idem and by default caches every block read up
+		// to 80% of the host's memory; the limit makes it evict and spill
+		// (to <file>.tmp) instead (docs/decisions/0005-duckdb-memory-limit.md).
 		"SET memory_limit = " + Dialect{}.String(memoryLimit(true)),
 		// Nothing idem does depends on the order rows are stored in (dedup
 		// has its own ORDER BY, checksums are order-independent), and
@@ -195,22 +194,13 @@ const rowGroupRows = 122_880
 var _ engine.CommitSizer = (*DB)(nil)
 
 // SizeCommit makes a commit of a run that wrote a row group or more a
-// checkpoint instead of a write-ahead log entry. DuckDB 1.5.6 writes the
-// row groups a transaction appends ahead of its commit and logs only where
-// they are; when a kill cuts that log short, the replay rolls back the
-// transaction's deletes but keeps its appended row groups. A merge of 1M
-// rows into 1M (500k replaced), killed while COMMIT wrote its log, reopened
-// with 2M rows (5-10 of 70 kills around the commit;
-// TestCommitKilledMidwayIsAtomic, TestRandomKills/duckdb/merge in CI). A
-// checkpoint becomes visible by one header write, so a kill leaves the old
-// contents or the new.
-//
-// DuckDB's own size estimate cannot choose: it leaves out row groups
-// written ahead (1M appended DATEs were logged under a 1 KB threshold,
-// TestLargeCommitSkipsTheLog), and counts a tiny run's commit at 256-448
-// KB. Smaller commits keep the log, which replays them whole or not at
-// all: with every commit a checkpoint, a 365-day backfill of tiny
-// partitions took 87 ms a partition instead of 35 (BenchmarkBackfill365).
+// checkpoint instead of a write-ahead log entry: DuckDB writes such row
+// groups ahead of the commit, and a kill that cuts the log short can replay
+// them without the transaction's deletes, while a checkpoint becomes visible
+// by one header write. DuckDB's own size estimate leaves those row groups
+// out, so the rows decide. Smaller commits keep the log, which replays them
+// whole or not at all, and is cheaper
+// (docs/decisions/0006-duckdb-large-commits-checkpoint.md).
 func (*DB) SizeCommit(ctx context.Context, q engine.Querier, rows int64) error {
 	threshold := "16MB" // DuckDB's default
 	if rows >= rowGroupRows {
@@ -224,10 +214,8 @@ func (*DB) SizeCommit(ctx context.Context, q engine.Querier, rows int64) error {
 // for a merge (and at open), 256 MB for a load, or 64 MB a core where that
 // is more (each of DuckDB's threads, one a core, reads CSV through a 32 MB
 // buffer that cannot spill), unless IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB
-// size, e.g. '2GB') says otherwise. Measured (BENCHMARKS.md): a 10M-row
-// load is as fast at 256 MB as at 384 MB and peaks at 425-446 MiB instead
-// of 540-564 MiB; a merge of 1M rows into 10M is 6% slower at 256 MB, and
-// one of 10k rows into 3M 16-26% slower.
+// size, e.g. '2GB') says otherwise. A load loses no speed at the lower
+// limit, a merge does (docs/decisions/0005-duckdb-memory-limit.md).
 func memoryLimit(merge bool) string {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
 		return v

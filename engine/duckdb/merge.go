@@ -30,10 +30,10 @@ const rowidColumn = "_idem_rowid"
 
 // MergePlan is the standard plan: one LEFT JOIN of staging with the target,
 // keeping the matched row's rowid. A delete that joins the plan on the key
-// reads the key column of the whole table (64–74 ms for 30M rows); by
-// rowid, it fetches the plan's rows only (7–9 ms). Rowids hold within the
-// transaction: the plan is made in it, and nothing writes the table
-// between the plan and the delete.
+// reads the key column of the whole table; by rowid, it fetches the plan's
+// rows only (docs/decisions/0007-duckdb-merge-rewrite-by-rowid.md). Rowids
+// hold within the transaction: the plan is made in it, and nothing writes the
+// table between the plan and the delete.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
 	return engine.StandardMergePlanWith(d, plan, src, action, m, "t.rowid AS "+d.Ident(rowidColumn))
 }

@@ -136,8 +136,7 @@ func TestSizeMemory(t *testing.T) {
 }
 
 // An empty file nobody holds (a creator killed before DuckDB wrote its
-// header) is created anew at once; DuckDB alone refuses it forever, so
-// Open waited 30 s and failed.
+// header) is created anew at once: DuckDB alone refuses it forever.
 func TestOpenEmptyLeftover(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()

@@ -168,10 +168,11 @@ func testOverflow(t *testing.T, h Harness) {
 	for _, j := range []*job.Job{declared, undeclared} {
 		e.requireRefused(j, "2024-05-01", 1, p+` line 3: column "n": "3000000000" is out of range for a 32-bit integer`)
 	}
-	// A number beyond a DOUBLE's range (readers stored infinity, or 0),
-	// in CSV and JSON Lines, inferred or declared; infinity spelled out is
-	// refused too: MariaDB stores none. (Subtests: on MySQL each test's
-	// tables share a schema, and these have other columns.)
+	// A number beyond a DOUBLE's range
+	// (docs/decisions/0019-one-reader-divergences.md), in CSV and JSON Lines,
+	// inferred or declared; infinity spelled out is refused too: MariaDB
+	// stores none. (Subtests: on MySQL each test's tables share a schema, and
+	// these have other columns.)
 	t.Run("csv", func(t *testing.T) { testHugeDouble(t, h, "csv") })
 	t.Run("jsonl", func(t *testing.T) { testHugeDouble(t, h, "jsonl") })
 }

@@ -105,9 +105,8 @@ func ParquetOf(t testing.TB, schema *arrow.Schema, fill func(b *array.RecordBuil
 // Words for the run's clock, dates written day or month first or in
 // words, and zones by name are no date or timestamp: in a column that is
 // one (declared, or the target's, past any sample) each is refused by
-// file and line; in a new column they are text, as written. PostgreSQL
-// stored today and now as the run's clock and took its own spellings;
-// the others refused them.
+// file and line; in a new column they are text, as written. (What the
+// engines' own readers did: docs/decisions/0019-one-reader-divergences.md.)
 func testClockWords(t *testing.T, h Harness) {
 	t.Run("declared", func(t *testing.T) {
 		e := NewEnv(t, h)
@@ -263,8 +262,8 @@ func testTruncatedGzip(t *testing.T, h Harness) {
 	}
 }
 
-// Dates with a two-digit year are no date: 03/04/26 and 15/04/26 were
-// stored as 2003-04-26 and 2015-04-26 (read as YY/MM/DD).
+// Dates with a two-digit year are no date: 03/04/26 could be read as
+// YY/MM/DD (docs/decisions/0019-one-reader-divergences.md).
 func testTwoDigitYears(t *testing.T, h Harness) {
 	const file = "id,day,born\n1,2024-05-01,03/04/26\n2,2024-05-01,15/04/26\n3,2024-05-01,26-04-03\n"
 	t.Run("undeclared", func(t *testing.T) {
@@ -408,7 +407,7 @@ func testNestedNumbers(t *testing.T, h Harness) {
 // the column DOUBLE, and 1.5 after 9007199254740993 made it BIGINT; from
 // Parquet, a DECIMAL(38,10) into a DOUBLE column and a double needing 11
 // digits after the point into a DECIMAL(38,10) column. Each first value
-// is stored exactly. A reader rounded the value in one order.
+// is stored exactly.
 func testInexactEitherOrder(t *testing.T, h Harness) {
 	csvFile := func(v string) string { return "id,day,v\n1,2024-05-01,1\n2,2024-05-01," + v + "\n" }
 	double := func(f float64) string {
@@ -463,9 +462,10 @@ func testInexactEitherOrder(t *testing.T, h Harness) {
 	}
 }
 
-// NUMERIC without a precision and a scale is refused as a job error (exit
-// 2): PostgreSQL kept every digit, DuckDB made it DECIMAL(18,3) and
-// stored 1.23456789 as 1.235. A DECIMAL(38,8) keeps every digit.
+// NUMERIC without a precision and a scale is refused as a job error (exit 2):
+// engines differ on what it means
+// (docs/decisions/0019-one-reader-divergences.md). A DECIMAL(38,8) keeps
+// every digit.
 func testBareNumeric(t *testing.T, h Harness) {
 	e := NewEnv(t, h)
 	e.Write("in/x.csv", "id,day,v\n1,2024-05-01,1.23456789\n")

@@ -77,9 +77,9 @@ const (
 
 // core names the cases `go test -short` runs on every engine, each with
 // the guarantee of SPEC.md (its number) or the promise it shows: every
-// guarantee keeps a case on every engine in the quick run, which a
-// conformance case costs 0.5 to 2 s of CPU for (chDB the most), so the
-// rest, a hundred cases, runs in the full run (CI). TestCoreCoversEveryGuarantee
+// guarantee keeps a case on every engine in the quick run, whose cost
+// follows its number of cases, so the rest runs in the full run (CI;
+// docs/decisions/0002-quick-run-core-cases.md). TestCoreCoversEveryGuarantee
 // checks that every guarantee is here and every name is a case.
 var core = map[string]string{
 	"RunTwiceFiles":                         "1",

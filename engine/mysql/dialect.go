@@ -327,8 +327,8 @@ func asciiType(typ string) bool {
 
 // rowText is a row's text for hashing: values separated by the unit
 // separator (0x1F), NULL as the record separator (0x1E), characters text
-// does not hold. (Prefixing each value with its length instead measured
-// three times slower; IFNULL measured cheaper than COALESCE.)
+// does not hold (cheaper than prefixing each value with its length;
+// docs/decisions/0012-row-checksum-hashes.md).
 func (d Dialect) rowText(cols []engine.Column) string {
 	if len(cols) == 0 {
 		return "''"
@@ -356,12 +356,12 @@ func (d Dialect) sumQuery(hash, table, where string) string {
 	return q
 }
 
-// crcChecksum is the checksum where the server has CRC32C() (MariaDB 10.8
-// and later): each row's 64-bit hash is its text's CRC-32 in the high
-// half and its CRC-32C (another polynomial) in the low half, summed
-// exactly as Checksum's. It measured about 40% cheaper than MD5's over 1M
-// rows, most of what remains being the values' text. Its checksums carry
-// the tag "v2:"; one the ledger holds without it was made by Checksum
+// crcChecksum is the checksum where the server has CRC32C() (MariaDB 10.8 and
+// later): each row's 64-bit hash is its text's CRC-32 in the high half and
+// its CRC-32C (another polynomial) in the low half, summed exactly as
+// Checksum's, and cheaper than its MD5
+// (docs/decisions/0012-row-checksum-hashes.md). Its checksums carry the tag
+// "v2:"; one the ledger holds without it was made by Checksum
 // (engine.ChecksumVersioner), which the skip then uses to compare.
 type crcChecksum struct{ Dialect }
 
@@ -536,7 +536,7 @@ func (s std) Head(table string, cols []engine.Column, cond string, order []strin
 
 // CountDistinct counts with count(DISTINCT …), which MariaDB computes in
 // memory, many times faster than a derived table of SELECT DISTINCT
-// (measured on 1M staged keys: 0.27 s against 6.2 s). count(DISTINCT)
+// (docs/decisions/0011-count-distinct-per-engine.md). count(DISTINCT)
 // skips rows with a NULL in cols, so those are counted apart, by their
 // printed text (a NULL there reads as the text NULL; the runner refuses
 // NULL keys before it counts them). One scan: MySQL cannot name a
@@ -655,9 +655,9 @@ func (d Dialect) CreateIndex(t engine.Table, name, purpose string, cols []string
 
 // IndexDDL creates the index a purpose needs, spelled with backticks (lint
 // gives it to users): a B-tree, InnoDB's only kind (MariaDB indexes a key's
-// text by a hash of the whole value). Without the partition's index, InnoDB reads the whole table to
-// delete and to checksum a partition: replacing 100,000 rows took 4.1 s in
-// a 3M-row table and 1.2 s in a 0.3M-row one (BENCHMARKS.md).
+// text by a hash of the whole value). Without the partition's index, InnoDB
+// reads the whole table to delete and to checksum a partition
+// (docs/decisions/0013-partition-indexes.md).
 func (d Dialect) IndexDDL(t engine.Table, name, purpose string, cols []string) string {
 	ticked := make([]string, len(cols))
 	for i, c := range cols {

@@ -14,8 +14,8 @@ import (
 var _ engine.SplitChecksummer = (*DB)(nil)
 
 // checksumShares is how many connections a split checksum runs on: the
-// server's CPUs are unknown here, and two measured 1.7 times faster than
-// one on two.
+// server's CPUs are unknown here, and two beat one
+// (docs/decisions/0014-mysql-split-checksum.md).
 const checksumShares = 2
 
 // ChecksumSplit sums the checksum over checksumShares connections of the

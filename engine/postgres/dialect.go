@@ -131,14 +131,14 @@ EXECUTE format('ALTER TABLE %%s ADD COLUMN %%I %%s', %s, %s, (SELECT format_type
 END $idem$`, d.String(d.Table(target)), d.String(col), d.String(from), d.String(col))
 }
 
-// Checksum sums a 64-bit hash of each row: order-independent and, unlike
-// XOR, duplicate-sensitive. hash_record_extended hashes each column with its
+// Checksum sums a 64-bit hash of each row: order-independent and, unlike XOR,
+// duplicate-sensitive. hash_record_extended hashes each column with its
 // type's own extended hash function (stable across platforms and versions:
-// hash partitioning relies on them), which measured 2.6x faster than hashing
-// the row's text. Columns of types without such a function (json, xml,
-// geometric types) are hashed as text, pinned by the session settings Open
-// makes. The sum is NUMERIC and may be negative; the runner reduces it
-// modulo 2^64.
+// hash partitioning relies on them), cheaper than hashing the row's text
+// (docs/decisions/0012-row-checksum-hashes.md). Columns of types without such
+// a function (json, xml, geometric types) are hashed as text, pinned by the
+// session settings Open makes. The sum is NUMERIC and may be negative; the
+// runner reduces it modulo 2^64.
 func (d Dialect) Checksum(table string, cols []engine.Column, where string) string {
 	q := fmt.Sprintf("SELECT count(*), CAST(coalesce(sum(%s), 0) AS TEXT) FROM %s", d.rowHash(cols), table)
 	if where != "" {
@@ -219,12 +219,11 @@ func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
 // inspect is the standard Inspect group but for CountDistinct.
 type inspect struct{ engine.Standard }
 
-// CountDistinct counts with count(DISTINCT …), which sorts in the
-// aggregate: on 1M keys just loaded (no statistics yet) 0.27 s, where the
-// planner took a subquery of SELECT DISTINCT for a few hundred groups and
-// sorted every row after hashing them: 0.9-1.1 s. Several columns count as
-// one row value, whose NULL fields compare equal, as DISTINCT's do; one
-// column natively, 2x faster, with its NULL counted apart.
+// CountDistinct counts with count(DISTINCT …), which sorts in the aggregate:
+// on keys just loaded (no statistics yet) the planner misjudges a subquery of
+// SELECT DISTINCT (docs/decisions/0011-count-distinct-per-engine.md). Several
+// columns count as one row value, whose NULL fields compare equal, as
+// DISTINCT's do; one column natively, faster, with its NULL counted apart.
 func (s inspect) CountDistinct(table string, cols []string) string {
 	if len(cols) == 1 {
 		c := s.D.Ident(cols[0])
@@ -256,8 +255,8 @@ func (d Dialect) CreateIndex(t engine.Table, name, purpose string, cols []string
 // IndexDDL creates the index a purpose needs, if it does not exist. A
 // partition's rows are found with a BRIN index: idem writes a partition in
 // one INSERT, so its rows lie together, and a BRIN index (one summary per
-// 128 pages) costs a load next to nothing, where a B-tree doubled the time
-// of inserting 1M rows (BENCHMARKS.md). A key is looked up in a unique
+// 128 pages) costs a load next to nothing, where a B-tree slows it
+// (docs/decisions/0013-partition-indexes.md). A key is looked up in a unique
 // B-tree. On a large table that others write, CREATE INDEX CONCURRENTLY
 // (outside a transaction) builds it without blocking them.
 func (d Dialect) IndexDDL(t engine.Table, name, purpose string, cols []string) string {

@@ -40,8 +40,9 @@ func TestTinyRun(t *testing.T) {
 	// This process's own prefix: --drop drops what it made, and nothing
 	// of another process testing against the same servers.
 	prefix := fmt.Sprintf("idem_benchtest_%d_", os.Getpid())
-	// One run each: four engines at two runs took 155 s of CI (TestMedian
-	// covers the medians of several).
+	// One run each keeps the test short
+	// (docs/decisions/0017-bench-test-runs-once.md); TestMedian covers the
+	// medians of several.
 	args := []string{"--rows", "2000", "--repeat", "1", "--json", "--dir", t.TempDir(),
 		"--idem", enginetest.Binary(t), "--schema-prefix", prefix, "--drop",
 		// Other packages test beside this one: the machine is never quiet.

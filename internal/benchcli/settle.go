@@ -11,12 +11,9 @@ import (
 )
 
 // Settling: a server keeps working after the run that gave it the work
-// (InnoDB purges and flushes for seconds after a bulk load: mariadbd used
-// 97% of a core for 5 s after scenario 5), and that work would be charged
-// to whichever sample comes next. On 2026-12-03 the first ClickHouse
-// scenario after MySQL's measured 2.97 s for a load that took 1.07-1.18 s
-// once the server was quiet. So every sample waits until the machine is
-// idle first.
+// (InnoDB purges and flushes for seconds after a bulk load), which would be
+// charged to the next sample; so every sample waits until the machine is
+// idle first (docs/decisions/0016-bench-samples-wait-for-quiet.md).
 const (
 	settleWindow = 200 * time.Millisecond
 	// settleBusy is the share of all cores that may be busy for the machine

@@ -4,8 +4,7 @@
 // Linux's ru_maxrss of a child does not start at zero: exec records the
 // high-water mark of the address space it replaces, and Go's os/exec
 // starts a child sharing its parent's (CLONE_VM), so the child's figure is
-// at least the parent's peak. idem-bench, holding 695 MiB after filling
-// ClickHouse tables in process, reported 695 MiB for every later idem run.
+// at least the parent's peak (docs/decisions/0018-peakrss-fresh-copy.md).
 // So the command is started by a fresh copy of this binary, whose own few
 // MiB are then the floor, and which reports the command's figures back on
 // a pipe.
