@@ -130,6 +130,10 @@ type Stager interface {
 	// CreateTableFrom creates target with stage's columns (and no rows),
 	// plus a loadedAt column when given.
 	CreateTableFrom(target Table, stage, loadedAt string) []string
+	// CreateLock makes transactions that may create target take turns,
+	// until each ends: after it, a target another run created is committed
+	// and seen. Nil where one process holds the database or DDL commits.
+	CreateLock(target Table) []string
 	// MarkJSON records that columns of t (just created or added) hold
 	// JSON, where the engine's type alone does not say so (MariaDB loses
 	// the JSON check in CREATE TABLE … AS; ClickHouse keeps JSON as a

@@ -100,11 +100,18 @@ func (transaction) prepareDirect(_ context.Context, r *run) error {
 	return nil
 }
 
-// directDDL: runs of one process take turns per partition, not per table,
-// so another partition's first run may have created the target.
+// directDDL: runs take turns per partition, not per table, so another
+// partition's first run may have created the target, or be creating it:
+// the creation lock, then a fresh look, or this run would take that
+// run's table (and its rows) for the one it creates.
 func (transaction) directDDL(ctx context.Context, r *run, in *input.Input) (before, after []string, err error) {
 	if in.Rows == 0 {
 		return nil, nil, errNotDirect
+	}
+	for _, q := range r.sql.Stage.CreateLock(r.built) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return nil, nil, err
+		}
 	}
 	exists, err := r.tableExists(ctx)
 	if err != nil || exists {

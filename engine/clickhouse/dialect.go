@@ -131,6 +131,9 @@ func mergeTree(partitionBy string) string {
 	return s + " ORDER BY tuple() SETTINGS allow_nullable_key = 1"
 }
 
+// CreateLock: none, no transactions: a first load takes the table's lock and builds beside it.
+func (Dialect) CreateLock(engine.Table) []string { return nil }
+
 // CreateTableFrom creates the target (unpartitioned: a merge's table)
 // with the staged columns and no rows.
 func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {

@@ -53,6 +53,9 @@ func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen strin
 		d.Ident(dst), d.Ident(src), d.Idents(key), strings.Join(order, ", "))
 }
 
+// CreateLock: none, one process holds the file.
+func (Dialect) CreateLock(engine.Table) []string { return nil }
+
 // CreateTableFrom creates the target with the staged columns and no rows.
 func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {
 	var stmts []string

@@ -207,6 +207,9 @@ func prepared(selectText string) []string {
 	}
 }
 
+// CreateLock: none, DDL commits: a first load takes the table's lock and builds beside it.
+func (Dialect) CreateLock(engine.Table) []string { return nil }
+
 // CreateTableFrom creates the target with the staged columns and no rows,
 // in its schema (a database, created if missing). A staged query's text
 // columns are as wide as the longest value the query returned, and a

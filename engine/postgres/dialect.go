@@ -94,7 +94,7 @@ func lockKey(parts ...string) int64 {
 // create it, and CREATE … IF NOT EXISTS does not wait for an uncommitted
 // twin: an advisory lock held until commit makes them take turns.
 func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []string {
-	stmts := []string{fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", lockKey("idem", "create", target.Schema, target.Name))}
+	stmts := d.CreateLock(target)
 	if target.Schema != "" {
 		stmts = append(stmts, ifNotCreated("CREATE SCHEMA IF NOT EXISTS "+d.Ident(target.Schema)))
 	}
@@ -103,6 +103,11 @@ func (d Dialect) CreateTableFrom(target engine.Table, stage, loadedAt string) []
 		extra = ", CAST(NULL AS TIMESTAMPTZ) AS " + d.Ident(loadedAt)
 	}
 	return append(stmts, ifNotCreated(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT *%s FROM %s WITH NO DATA", d.Table(target), extra, d.Ident(stage))))
+}
+
+// CreateLock is the advisory lock CreateTableFrom takes first.
+func (Dialect) CreateLock(target engine.Table) []string {
+	return []string{fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", lockKey("idem", "create", target.Schema, target.Name))}
 }
 
 // ifNotCreated runs a CREATE … IF NOT EXISTS that a concurrent first run of

@@ -10,6 +10,8 @@ SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND table
 
 CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "customer_id" BIGINT, "order_date" DATE, "status" TEXT, "amount" DOUBLE PRECISION, "updated_at" TIMESTAMP);
 
+SELECT pg_advisory_xact_lock(-1720692769653586042);
+
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
 
 SELECT pg_advisory_xact_lock(-1720692769653586042);

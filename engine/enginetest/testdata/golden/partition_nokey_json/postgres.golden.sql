@@ -10,6 +10,8 @@ SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND table
 
 CREATE TEMP TABLE "idem_stage" ("ts" TIMESTAMP, "kind" TEXT, "n" BIGINT);
 
+SELECT pg_advisory_xact_lock(1611324171427861706);
+
 SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1;
 
 SELECT pg_advisory_xact_lock(1611324171427861706);
