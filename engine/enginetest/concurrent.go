@@ -20,6 +20,7 @@ var concurrentCases = []testCase{
 	{"ConcurrentRunsOfOnePartition", testConcurrentRuns},
 	{"ConcurrentMergesOfOneJob", testConcurrentMerges},
 	{"FirstLoadFindsTargetCreatedMeanwhile", testFirstLoadCreatedMeanwhile},
+	{"FirstLoadWhileAnotherCreates", testFirstLoadWhileAnotherCreates},
 }
 
 // binaryRun is one finished idem process.
