@@ -30,165 +30,216 @@ const maxLookback = 1000
 
 // Validate reports every problem with the job, each with its path.
 func (j *Job) Validate() []Problem {
-	var ps []Problem
-	add := func(path, format string, args ...any) {
-		ps = append(ps, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
+	var ps problemList
+	j.checkIdentity(&ps)
+	j.Source.check(&ps)
+	j.checkStrategy(&ps)
+	j.checkWindow(&ps)
+	j.checkChoices(&ps)
+	j.checkTimezone(&ps)
+	j.checkKeyColumns(&ps)
+	ps = append(ps, j.Lint.check()...)
+	ps = append(ps, j.checkNames()...)
+	j.checkColumnTypes(&ps)
+	return ps
+}
+
+// problemList collects Validate's problems in the order they are found.
+type problemList []Problem
+
+func (ps *problemList) add(path, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// checkIdentity checks the format version, the job name and the target.
+func (j *Job) checkIdentity(ps *problemList) {
 	if j.Idem != 1 {
 		if j.Idem == 0 {
-			add("idem", "required: the job file format version (idem: 1)")
+			ps.add("idem", "required: the job file format version (idem: 1)")
 		} else {
-			add("idem", "format version %d is not supported by this idem (it reads version 1)", j.Idem)
+			ps.add("idem", "format version %d is not supported by this idem (it reads version 1)", j.Idem)
 		}
 	}
 	switch {
 	case j.Name == "":
-		add("job", "required: a stable name for the job; it is part of every run id")
+		ps.add("job", "required: a stable name for the job; it is part of every run id")
 	case !nameRE.MatchString(j.Name):
-		add("job", "%q may hold only letters, digits, _ . and -", j.Name)
+		ps.add("job", "%q may hold only letters, digits, _ . and -", j.Name)
 	}
 	if _, err := ParseTable(j.Target.Table); err != nil {
-		add("target.table", "%v", err)
+		ps.add("target.table", "%v", err)
 	}
 	if _, _, err := SplitURL(j.Target.URL); err != nil {
-		add("target.url", "%v", err)
+		ps.add("target.url", "%v", err)
 	}
+}
 
-	s := j.Source
+// check checks that the source is one query or a set of file globs.
+func (s Source) check(ps *problemList) {
 	switch {
 	case s.Query == "" && !s.HasFiles():
-		add("source", "required: one of query or files")
+		ps.add("source", "required: one of query or files")
 	case s.Query != "" && s.HasFiles():
-		add("source", "give one of query or files, not both")
+		ps.add("source", "give one of query or files, not both")
 	case s.Query != "":
 		if s.Format != "" {
-			add("source.format", "applies to files only")
+			ps.add("source.format", "applies to files only")
 		}
 		if err := checkTemplate(s.Query); err != nil {
-			add("source.query", "%v", err)
+			ps.add("source.query", "%v", err)
 		}
 	default:
-		formats := map[string]bool{}
-		for i, f := range s.Files {
-			path := "source.files"
-			if len(s.Files) > 1 {
-				path = fmt.Sprintf("source.files[%d]", i)
-			}
-			if strings.TrimSpace(f) == "" {
-				add(path, "empty glob")
-				continue
-			}
-			if err := checkTemplate(f); err != nil {
-				add(path, "%v", err)
-			}
-			if ff := formatFromPath(f); ff != "" {
-				formats[ff] = true
-			}
+		s.checkFiles(ps)
+	}
+}
+
+// checkFiles checks the file globs and that they name one format.
+func (s Source) checkFiles(ps *problemList) {
+	formats := map[string]bool{}
+	for i, f := range s.Files {
+		path := "source.files"
+		if len(s.Files) > 1 {
+			path = fmt.Sprintf("source.files[%d]", i)
 		}
-		switch s.Format {
-		case "csv", "jsonl", "parquet":
-		case "":
-			add("source.format", "required: cannot tell the format from %q (csv, jsonl or parquet)", s.Files[0])
-		default:
-			add("source.format", "%q is not one of csv, jsonl, parquet", s.Format)
+		if strings.TrimSpace(f) == "" {
+			ps.add(path, "empty glob")
+			continue
 		}
-		if len(formats) > 1 {
-			add("source.files", "the globs name more than one format; one job reads one format")
+		if err := checkTemplate(f); err != nil {
+			ps.add(path, "%v", err)
+		}
+		if ff := formatFromPath(f); ff != "" {
+			formats[ff] = true
 		}
 	}
+	switch s.Format {
+	case "csv", "jsonl", "parquet":
+	case "":
+		ps.add("source.format", "required: cannot tell the format from %q (csv, jsonl or parquet)", s.Files[0])
+	default:
+		ps.add("source.format", "%q is not one of csv, jsonl, parquet", s.Format)
+	}
+	if len(formats) > 1 {
+		ps.add("source.files", "the globs name more than one format; one job reads one format")
+	}
+}
 
+// checkStrategy checks the strategy and the fields it requires.
+func (j *Job) checkStrategy(ps *problemList) {
 	switch j.Strategy {
 	case StrategyPartition:
 		if j.Partition.Column == "" {
-			add("partition.column", "required for strategy partition")
+			ps.add("partition.column", "required for strategy partition")
 		}
 		if j.DeleteWhen != "" {
-			add("delete_when", "applies to strategy merge only")
+			ps.add("delete_when", "applies to strategy merge only")
 		}
 	case StrategyMerge:
 		if len(j.Key) == 0 {
-			add("key", "required for strategy merge: the natural key rows are matched on")
+			ps.add("key", "required for strategy merge: the natural key rows are matched on")
 		}
 		if j.LatestBy == "" {
-			add("latest_by", "required for strategy merge: the version column (the newest wins)")
+			ps.add("latest_by", "required for strategy merge: the version column (the newest wins)")
 		}
 	case "":
-		add("strategy", "required: partition or merge")
+		ps.add("strategy", "required: partition or merge")
 	default:
-		add("strategy", "%q is not one of partition, merge", j.Strategy)
+		ps.add("strategy", "%q is not one of partition, merge", j.Strategy)
 	}
+}
 
+// checkWindow checks the partition grain, lookback and closed_after.
+func (j *Job) checkWindow(ps *problemList) {
 	p := j.Partition
 	if !p.Grain.valid() {
-		add("partition.grain", "%q is not one of hour, day, month", p.Grain)
+		ps.add("partition.grain", "%q is not one of hour, day, month", p.Grain)
 	}
 	switch {
 	case p.Lookback < 0:
-		add("partition.lookback", "must not be negative")
+		ps.add("partition.lookback", "must not be negative")
 	case p.Lookback > maxLookback:
-		add("partition.lookback", "%d is more than %d partitions; use a backfill for long ranges", p.Lookback, maxLookback)
+		ps.add("partition.lookback", "%d is more than %d partitions; use a backfill for long ranges", p.Lookback, maxLookback)
 	}
 	closedAfter := p.ClosedAfterOr(0)
 	if closedAfter < 0 {
-		add("partition.closed_after", "must not be negative")
+		ps.add("partition.closed_after", "must not be negative")
 	}
 	// A glob reaching forward ({{ date + 1d }}: late rows in the next
 	// day's file) reads a file that is complete only after that much time
 	// past the partition's end: loading earlier would miss rows silently.
 	if j.Strategy == StrategyPartition && closedAfter >= 0 {
 		var reach time.Duration
-		for _, f := range s.Files {
+		for _, f := range j.Source.Files {
 			reach = max(reach, templateReach(f))
 		}
 		if reach > closedAfter {
-			add("partition.closed_after", "source.files reads files up to %s past the partition's start, which are complete only after the partition ends; closed_after must be at least %s (it is %s)",
+			ps.add("partition.closed_after", "source.files reads files up to %s past the partition's start, which are complete only after the partition ends; closed_after must be at least %s (it is %s)",
 				FormatDuration(reach), FormatDuration(reach), FormatDuration(closedAfter))
 		}
 	}
+}
+
+// checkChoices checks the fields that take one of a fixed set of values,
+// and the job names in target.shared_with.
+func (j *Job) checkChoices(ps *problemList) {
+	p := j.Partition
 	if !isOneOf(p.OutOfWindow, []string{OutOfWindowReport, OutOfWindowFail}) {
-		add("partition.out_of_window", "%q is not one of report, fail", p.OutOfWindow)
+		ps.add("partition.out_of_window", "%q is not one of report, fail", p.OutOfWindow)
 	}
 	if !isOneOf(p.OnNull, []string{OnNullFail, OnNullSkip}) {
-		add("partition.on_null", "%q is not one of fail, skip", p.OnNull)
+		ps.add("partition.on_null", "%q is not one of fail, skip", p.OnNull)
 	}
 	if !isOneOf(j.OnSchemaChange, []string{SchemaFail, SchemaAddColumns}) {
-		add("on_schema_change", "%q is not one of fail, add_columns", j.OnSchemaChange)
+		ps.add("on_schema_change", "%q is not one of fail, add_columns", j.OnSchemaChange)
 	}
 	for i, o := range j.Target.SharedWith {
 		if !nameRE.MatchString(o) {
-			add(fmt.Sprintf("target.shared_with[%d]", i), "%q is not a job name", o)
+			ps.add(fmt.Sprintf("target.shared_with[%d]", i), "%q is not a job name", o)
 		}
 	}
-	if p.Timezone != "" {
-		if _, err := time.LoadLocation(p.Timezone); err != nil {
-			add("partition.timezone", "%q is not an IANA time zone (like Europe/Berlin)", p.Timezone)
-		} else if p.Grain == GrainHour {
-			// Local hours skip or repeat at daylight-saving changes, so a
-			// local hour label would not name one interval.
-			add("partition.timezone", "applies to day and month partitions; hour partitions are UTC hours")
-		}
-	}
+}
 
+// checkTimezone checks partition.timezone names a zone and fits the grain.
+func (j *Job) checkTimezone(ps *problemList) {
+	p := j.Partition
+	if p.Timezone == "" {
+		return
+	}
+	if _, err := time.LoadLocation(p.Timezone); err != nil {
+		ps.add("partition.timezone", "%q is not an IANA time zone (like Europe/Berlin)", p.Timezone)
+	} else if p.Grain == GrainHour {
+		// Local hours skip or repeat at daylight-saving changes, so a
+		// local hour label would not name one interval.
+		ps.add("partition.timezone", "applies to day and month partitions; hour partitions are UTC hours")
+	}
+}
+
+// checkKeyColumns checks the key lists each column once, and that
+// loaded_at names no column the job's logic uses.
+func (j *Job) checkKeyColumns(ps *problemList) {
 	seen := map[string]bool{}
 	for i, k := range j.Key {
 		path := fmt.Sprintf("key[%d]", i)
 		switch {
 		case strings.TrimSpace(k) == "":
-			add(path, "empty column name")
+			ps.add(path, "empty column name")
 		case seen[k]:
-			add(path, "column %q is listed twice", k)
+			ps.add(path, "column %q is listed twice", k)
 		}
 		seen[k] = true
 	}
 	if j.LoadedAt != "" {
 		for _, c := range j.namedColumns() {
 			if c.col == j.LoadedAt {
-				add("loaded_at", "%q is also %s: loaded_at is metadata filled by idem and is never used in logic", j.LoadedAt, c.path)
+				ps.add("loaded_at", "%q is also %s: loaded_at is metadata filled by idem and is never used in logic", j.LoadedAt, c.path)
 			}
 		}
 	}
-	ps = append(ps, j.Lint.check()...)
-	ps = append(ps, j.checkNames()...)
+}
+
+// checkColumnTypes checks each columns entry is a SQL type name, in
+// column name order.
+func (j *Job) checkColumnTypes(ps *problemList) {
 	names := make([]string, 0, len(j.Columns))
 	for c := range j.Columns {
 		names = append(names, c)
@@ -196,10 +247,9 @@ func (j *Job) Validate() []Problem {
 	sort.Strings(names)
 	for _, c := range names {
 		if !typeRE.MatchString(strings.TrimSpace(j.Columns[c])) {
-			add("columns."+c, "%q is not a SQL type name (like BIGINT or DECIMAL(12,2))", j.Columns[c])
+			ps.add("columns."+c, "%q is not a SQL type name (like BIGINT or DECIMAL(12,2))", j.Columns[c])
 		}
 	}
-	return ps
 }
 
 type namedColumn struct{ path, col string }
