@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/job"
@@ -36,14 +38,20 @@ type backfillSummary struct {
 	ExitCode   int      `json:"exit_code"`
 }
 
+// backfillCommand holds `idem backfill`'s flags and what it writes to.
+type backfillCommand struct {
+	stdout, stderr   io.Writer
+	logger           func() *slog.Logger
+	red              *job.Redactor
+	from, to, asOf   string
+	force, allowOpen bool
+	asJSON           bool
+	parallel         int
+	lockTimeout      time.Duration
+}
+
 func newBackfillCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Redactor) *cobra.Command {
-	var (
-		from, to, asOf   string
-		force, allowOpen bool
-		asJSON           bool
-		parallel         int
-		lockTimeout      time.Duration
-	)
+	c := &backfillCommand{stdout: stdout, stderr: stderr, logger: logger, red: red}
 	cmd := &cobra.Command{
 		Use:   "backfill JOB.yaml --from D1 --to D2",
 		Short: "Load every partition of a range, each as its own run",
@@ -62,104 +70,129 @@ Exit: 0 when every partition loaded or skipped; 1 when any failed; 75 when none 
 were not closed or their lock was not obtained in time, or the target could not be reached (the
 summary names them); 2 for a usage, job file or lint error; 130 interrupted (SIGINT or SIGTERM):
 the partition in progress rolled back, rerun the same backfill.`,
+
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := asOfTime(asOf)
-			if err != nil {
-				return err
-			}
-			if from == "" || to == "" {
-				return &exitError{ExitUsage, errors.New("--from and --to are required: they name the first and last partition, both included")}
-			}
-			if parallel < 1 {
-				return &exitError{ExitUsage, fmt.Errorf("--parallel %d: give 1 or more", parallel)}
-			}
-			j, err := idem.Load(args[0])
-			if err != nil {
-				return &exitError{ExitUsage, err}
-			}
-			red.Add(job.Secrets(j.Target.URL)...)
-			windows, err := j.Range(from, to)
-			if err != nil {
-				return &exitError{ExitUsage, err}
-			}
-			if parallel > 1 && !idem.ConcurrentWriters(j.Target.URL) {
-				fmt.Fprintf(stderr, "idem: note: DuckDB allows one writing process per file; the %d partitions run one after the other in this process (--parallel %d has no effect)\n",
-					len(windows), parallel)
-			}
-			var prog *progress
-			if !asJSON && isTerminal(stderr) {
-				// Not throttled: a partition's two updates (its rows, then
-				// the count) must both be drawn, or a slow next partition
-				// would leave the last one's count on screen the while.
-				prog = newBackfillProgress(stderr, len(windows), 0)
-			}
-			began := time.Now()
-			sum := backfillSummary{Summary: true, Job: j.Name, From: from, To: to, Partitions: len(windows)}
-			b, err := idem.Backfill(cmd.Context(), j, idem.BackfillOptions{
-				Options: idem.Options{AsOf: ref, Force: force, AllowOpen: allowOpen, LockTimeout: lockTimeout,
-					CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: logger()},
-				From: from, To: to, Parallel: parallel,
-				Each: func(r runner.Result, err error) {
-					switch r.Action {
-					case runner.ActionLoaded:
-						sum.Loaded++
-						sum.Rows += r.RowCount
-					case runner.ActionSkipped:
-						sum.Skipped++
-					}
-					prog.clear()
-					printBackfillResult(stdout, stderr, j, r, asJSON, windows[0].Label, windows[len(windows)-1].Label)
-					if err != nil {
-						fmt.Fprintf(stderr, "idem: %v\n", err)
-					}
-					prog.partitionDone(r.RowCount)
-				},
-			})
-			prog.finish()
-			if b == nil { // the target could not be opened: nothing ran
-				code := exitCode(err)
-				if asJSON {
-					for _, w := range windows {
-						sum.NotRun = append(sum.NotRun, w.Label)
-					}
-					sum.ExitCode, sum.DurationMS = code, time.Since(began).Milliseconds()
-					printBackfillSummary(stdout, sum, true)
-				}
-				return &exitError{code, err}
-			}
-			sum.Failed, sum.NotClosed, sum.Locked, sum.NotRun, sum.Workers = b.Failed, b.NotClosed, b.Locked, b.NotRun, b.Workers
-			sum.DurationMS = time.Since(began).Milliseconds()
-			code := ExitOK
-			switch {
-			case err != nil:
-				code = exitCode(err)
-			case len(b.Failed) > 0:
-				code = ExitFailed
-			case len(b.NotClosed) > 0 || len(b.Locked) > 0:
-				code = ExitTempFail
-			}
-			sum.ExitCode = code
-			printBackfillSummary(stdout, sum, asJSON)
-			if code == ExitOK {
-				return nil
-			}
-			if err != nil {
-				return &exitError{code, err}
-			}
-			return &exitError{code, errQuiet}
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0]) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&from, "from", "", "the first partition to load (included): 2026-11-01, 2026-11-01T00 or 2026-11")
-	f.StringVar(&to, "to", "", "the last partition to load (included)")
-	f.IntVar(&parallel, "parallel", 1, "partitions run at once, one connection each, on engines with concurrent writers (not DuckDB: one writing process per file)")
-	f.StringVar(&asOf, "as-of", "", asOfUsage)
-	f.BoolVar(&force, "force", false, "load even if the ledger says this input is already loaded")
-	f.BoolVar(&allowOpen, "allow-open", false, "load partitions that are not closed yet")
-	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition, then one summary object")
+	c.addFlags(cmd.Flags())
 	return cmd
+}
+
+func (c *backfillCommand) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&c.from, "from", "", "the first partition to load (included): 2026-11-01, 2026-11-01T00 or 2026-11")
+	f.StringVar(&c.to, "to", "", "the last partition to load (included)")
+	f.IntVar(&c.parallel, "parallel", 1, "partitions run at once, one connection each, on engines with concurrent writers (not DuckDB: one writing process per file)")
+	f.StringVar(&c.asOf, "as-of", "", asOfUsage)
+	f.BoolVar(&c.force, "force", false, "load even if the ledger says this input is already loaded")
+	f.BoolVar(&c.allowOpen, "allow-open", false, "load partitions that are not closed yet")
+	f.DurationVar(&c.lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
+	f.BoolVar(&c.asJSON, "json", false, "print one JSON object per partition, then one summary object")
+}
+
+// run loads the job at path and backfills its range, printing each
+// partition as it finishes and then the summary.
+func (c *backfillCommand) run(ctx context.Context, path string) error {
+	ref, err := asOfTime(c.asOf)
+	if err != nil {
+		return err
+	}
+	if c.from == "" || c.to == "" {
+		return &exitError{ExitUsage, errors.New("--from and --to are required: they name the first and last partition, both included")}
+	}
+	if c.parallel < 1 {
+		return &exitError{ExitUsage, fmt.Errorf("--parallel %d: give 1 or more", c.parallel)}
+	}
+	j, err := idem.Load(path)
+	if err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	c.red.Add(job.Secrets(j.Target.URL)...)
+	windows, err := j.Range(c.from, c.to)
+	if err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	if c.parallel > 1 && !idem.ConcurrentWriters(j.Target.URL) {
+		fmt.Fprintf(c.stderr, "idem: note: DuckDB allows one writing process per file; the %d partitions run one after the other in this process (--parallel %d has no effect)\n",
+			len(windows), c.parallel)
+	}
+	var prog *progress
+	if !c.asJSON && isTerminal(c.stderr) {
+		// Not throttled: a partition's two updates (its rows, then
+		// the count) must both be drawn, or a slow next partition
+		// would leave the last one's count on screen the while.
+		prog = newBackfillProgress(c.stderr, len(windows), 0)
+	}
+	began := time.Now()
+	sum := backfillSummary{Summary: true, Job: j.Name, From: c.from, To: c.to, Partitions: len(windows)}
+	b, err := idem.Backfill(ctx, j, idem.BackfillOptions{
+		Options: idem.Options{AsOf: ref, Force: c.force, AllowOpen: c.allowOpen, LockTimeout: c.lockTimeout,
+			CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: c.logger()},
+		From: c.from, To: c.to, Parallel: c.parallel,
+		Each: c.printEach(j, windows, &sum, prog),
+	})
+	prog.finish()
+	if b == nil { // the target could not be opened: nothing ran
+		return c.notStarted(sum, windows, began, err)
+	}
+	return c.finish(sum, b, began, err)
+}
+
+// printEach returns the callback that counts each partition's result into
+// sum and prints it as it finishes.
+func (c *backfillCommand) printEach(j *job.Job, windows []job.Window, sum *backfillSummary, prog *progress) func(runner.Result, error) {
+	return func(r runner.Result, err error) {
+		switch r.Action {
+		case runner.ActionLoaded:
+			sum.Loaded++
+			sum.Rows += r.RowCount
+		case runner.ActionSkipped:
+			sum.Skipped++
+		}
+		prog.clear()
+		printBackfillResult(c.stdout, c.stderr, j, r, c.asJSON, windows[0].Label, windows[len(windows)-1].Label)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "idem: %v\n", err)
+		}
+		prog.partitionDone(r.RowCount)
+	}
+}
+
+// notStarted is the exit of a backfill whose target could not be opened:
+// with --json, a summary naming every partition as not run.
+func (c *backfillCommand) notStarted(sum backfillSummary, windows []job.Window, began time.Time, err error) error {
+	code := exitCode(err)
+	if c.asJSON {
+		for _, w := range windows {
+			sum.NotRun = append(sum.NotRun, w.Label)
+		}
+		sum.ExitCode, sum.DurationMS = code, time.Since(began).Milliseconds()
+		printBackfillSummary(c.stdout, sum, true)
+	}
+	return &exitError{code, err}
+}
+
+// finish prints the summary of a backfill that ran and returns its exit.
+func (c *backfillCommand) finish(sum backfillSummary, b *idem.Backfilled, began time.Time, err error) error {
+	sum.Failed, sum.NotClosed, sum.Locked, sum.NotRun, sum.Workers = b.Failed, b.NotClosed, b.Locked, b.NotRun, b.Workers
+	sum.DurationMS = time.Since(began).Milliseconds()
+	code := ExitOK
+	switch {
+	case err != nil:
+		code = exitCode(err)
+	case len(b.Failed) > 0:
+		code = ExitFailed
+	case len(b.NotClosed) > 0 || len(b.Locked) > 0:
+		code = ExitTempFail
+	}
+	sum.ExitCode = code
+	printBackfillSummary(c.stdout, sum, c.asJSON)
+	if code == ExitOK {
+		return nil
+	}
+	if err != nil {
+		return &exitError{code, err}
+	}
+	return &exitError{code, errQuiet}
 }
 
 // printBackfillResult prints a partition's result as run does, except that
