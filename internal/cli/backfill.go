@@ -70,7 +70,6 @@ Exit: 0 when every partition loaded or skipped; 1 when any failed; 75 when none 
 were not closed or their lock was not obtained in time, or the target could not be reached (the
 summary names them); 2 for a usage, job file or lint error; 130 interrupted (SIGINT or SIGTERM):
 the partition in progress rolled back, rerun the same backfill.`,
-
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0]) },
 	}
