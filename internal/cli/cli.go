@@ -186,13 +186,19 @@ variable: docs/reference.md.`,
 	return root
 }
 
+// runCommand holds `idem run`'s flags and what it writes to.
+type runCommand struct {
+	stdout, stderr   io.Writer
+	logger           func() *slog.Logger
+	red              *job.Redactor
+	date, asOf       string
+	force, allowOpen bool
+	asJSON           bool
+	lockTimeout      time.Duration
+}
+
 func newRunCmd(stdout, stderr io.Writer, logger func() *slog.Logger, red *job.Redactor) *cobra.Command {
-	var (
-		date, asOf       string
-		force, allowOpen bool
-		asJSON           bool
-		lockTimeout      time.Duration
-	)
+	c := &runCommand{stdout: stdout, stderr: stderr, logger: logger, red: red}
 	cmd := &cobra.Command{
 		Use:   "run JOB.yaml --date D",
 		Short: "Load one partition (and its lookback partitions)",
@@ -207,62 +213,71 @@ idem_failures; a retry is safe); 2 usage, job file or lint error: nothing was to
 --lock-timeout, or the target could not be reached; 130 interrupted (SIGINT or SIGTERM):
 rolled back, run it again.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// The reference time is read once, here, and only decides
-			// whether a partition is closed.
-			ref, err := asOfTime(asOf)
-			if err != nil {
-				return err
-			}
-			if date == "" {
-				return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
-			}
-			j, err := idem.Load(args[0])
-			if err != nil {
-				return &exitError{ExitUsage, err}
-			}
-			red.Add(job.Secrets(j.Target.URL)...)
-			var prog *progress
-			if !asJSON && isTerminal(stderr) {
-				prog = newRunProgress(stderr, progressThrottle)
-			}
-			results, err := idem.Run(cmd.Context(), j, idem.Options{
-				Date: date, AsOf: ref, Force: force, AllowOpen: allowOpen,
-				LockTimeout: lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: logger(),
-				Progress: prog.stepFunc(),
-			})
-			prog.finish()
-			for _, r := range results {
-				printResult(stdout, stderr, j, r, asJSON)
-			}
-			if err != nil {
-				code := exitCode(err)
-				for _, r := range results {
-					// A job error found in a later partition (a lookback
-					// partition's file lacks a column) comes after earlier
-					// partitions committed: exit 2 would say nothing changed.
-					if code == ExitUsage && r.Action == runner.ActionLoaded {
-						code = ExitFailed
-					}
-				}
-				return &exitError{code, err}
-			}
-			for _, r := range results {
-				if r.Action == runner.ActionNotClosed {
-					return &exitError{ExitTempFail, errQuiet}
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0]) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&date, "date", "", "the partition to load: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
-	f.StringVar(&asOf, "as-of", "", asOfUsage)
-	f.BoolVar(&force, "force", false, "load even if the ledger says this input is already loaded")
-	f.BoolVar(&allowOpen, "allow-open", false, "load a partition that is not closed yet")
-	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition")
+	f.StringVar(&c.date, "date", "", "the partition to load: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
+	f.StringVar(&c.asOf, "as-of", "", asOfUsage)
+	f.BoolVar(&c.force, "force", false, "load even if the ledger says this input is already loaded")
+	f.BoolVar(&c.allowOpen, "allow-open", false, "load a partition that is not closed yet")
+	f.DurationVar(&c.lockTimeout, "lock-timeout", 10*time.Minute, "how long to wait for another run of the same partition")
+	f.BoolVar(&c.asJSON, "json", false, "print one JSON object per partition")
 	return cmd
+}
+
+// run loads the job at path, runs the partition --date names and prints
+// each partition's result.
+func (c *runCommand) run(ctx context.Context, path string) error {
+	// The reference time is read once, here, and only decides
+	// whether a partition is closed.
+	ref, err := asOfTime(c.asOf)
+	if err != nil {
+		return err
+	}
+	if c.date == "" {
+		return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
+	}
+	j, err := idem.Load(path)
+	if err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	c.red.Add(job.Secrets(j.Target.URL)...)
+	var prog *progress
+	if !c.asJSON && isTerminal(c.stderr) {
+		prog = newRunProgress(c.stderr, progressThrottle)
+	}
+	results, err := idem.Run(ctx, j, idem.Options{
+		Date: c.date, AsOf: ref, Force: c.force, AllowOpen: c.allowOpen,
+		LockTimeout: c.lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: c.logger(),
+		Progress: prog.stepFunc(),
+	})
+	prog.finish()
+	for _, r := range results {
+		printResult(c.stdout, c.stderr, j, r, c.asJSON)
+	}
+	return runExit(results, err)
+}
+
+// runExit is the exit of a run that returned results and err.
+func runExit(results []runner.Result, err error) error {
+	if err != nil {
+		code := exitCode(err)
+		for _, r := range results {
+			// A job error found in a later partition (a lookback
+			// partition's file lacks a column) comes after earlier
+			// partitions committed: exit 2 would say nothing changed.
+			if code == ExitUsage && r.Action == runner.ActionLoaded {
+				code = ExitFailed
+			}
+		}
+		return &exitError{code, err}
+	}
+	for _, r := range results {
+		if r.Action == runner.ActionNotClosed {
+			return &exitError{ExitTempFail, errQuiet}
+		}
+	}
+	return nil
 }
 
 func exitCode(err error) int {
@@ -346,12 +361,16 @@ func short(id string) string {
 	return id
 }
 
+// checksumCommand holds `idem checksum`'s flags and where it prints.
+type checksumCommand struct {
+	stdout  io.Writer
+	where   string
+	exclude []string
+	asJSON  bool
+}
+
 func newChecksumCmd(stdout io.Writer) *cobra.Command {
-	var (
-		where   string
-		exclude []string
-		asJSON  bool
-	)
+	c := &checksumCommand{stdout: stdout}
 	cmd := &cobra.Command{
 		Use:   "checksum URL TABLE",
 		Short: "Print a table's row count and order-independent checksum (read-only)",
@@ -365,51 +384,63 @@ Exit: 0 printed; 1 the checksum could not be taken (a database error); 2 usage: 
 --where or --exclude, or a table or column that does not exist; 75 the target could not be
 reached, or a DuckDB file another process holds was not released within a minute.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := job.ParseTable(args[1])
-			if err != nil {
-				return &exitError{ExitUsage, fmt.Errorf("TABLE: %w", err)}
-			}
-			// --where is checked before anything is opened, by the target
-			// engine's lexical rules; the read-only connection is what
-			// keeps it from writing.
-			if where != "" {
-				if err := engine.CheckExpression(where, engine.LexiconFor(args[0]).Rules); err != nil {
-					return &exitError{ExitUsage, fmt.Errorf("--where %w", err)}
-				}
-			}
-			for _, c := range exclude {
-				if strings.TrimSpace(c) == "" {
-					return &exitError{ExitUsage, errors.New("--exclude: empty column name")}
-				}
-			}
-			dir, _ := os.Getwd()
-			db, err := idem.OpenReadOnly(cmd.Context(), args[0], dir, time.Minute)
-			if err != nil {
-				return &exitError{exitCode(err), err}
-			}
-			defer db.Close()
-			n, sum, err := runner.TableChecksum(cmd.Context(), db, engine.Table(t), where, exclude)
-			if err != nil {
-				code := ExitFailed
-				if errors.Is(err, runner.ErrNotFound) {
-					code = ExitUsage
-				}
-				return &exitError{code, fmt.Errorf("checksum of %s: %w", args[1], err)}
-			}
-			if asJSON {
-				b, _ := json.Marshal(map[string]any{"table": args[1], "row_count": n, "checksum": sum})
-				fmt.Fprintf(stdout, "%s\n", b)
-				return nil
-			}
-			fmt.Fprintf(stdout, "%s: %d rows, checksum %s\n", args[1], n, sum)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0], args[1]) },
 	}
-	cmd.Flags().StringVar(&where, "where", "", "one SQL condition selecting the rows to checksum (runs read-only)")
-	cmd.Flags().StringSliceVar(&exclude, "exclude", nil, "columns to leave out (e.g. loaded_at metadata), comma-separated")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	cmd.Flags().StringVar(&c.where, "where", "", "one SQL condition selecting the rows to checksum (runs read-only)")
+	cmd.Flags().StringSliceVar(&c.exclude, "exclude", nil, "columns to leave out (e.g. loaded_at metadata), comma-separated")
+	cmd.Flags().BoolVar(&c.asJSON, "json", false, "print a JSON object")
 	return cmd
+}
+
+// run prints the row count and checksum of table at url.
+func (c *checksumCommand) run(ctx context.Context, url, table string) error {
+	t, err := c.check(url, table)
+	if err != nil {
+		return err
+	}
+	dir, _ := os.Getwd()
+	db, err := idem.OpenReadOnly(ctx, url, dir, time.Minute)
+	if err != nil {
+		return &exitError{exitCode(err), err}
+	}
+	defer db.Close()
+	n, sum, err := runner.TableChecksum(ctx, db, engine.Table(t), c.where, c.exclude)
+	if err != nil {
+		code := ExitFailed
+		if errors.Is(err, runner.ErrNotFound) {
+			code = ExitUsage
+		}
+		return &exitError{code, fmt.Errorf("checksum of %s: %w", table, err)}
+	}
+	if c.asJSON {
+		b, _ := json.Marshal(map[string]any{"table": table, "row_count": n, "checksum": sum})
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "%s: %d rows, checksum %s\n", table, n, sum)
+	return nil
+}
+
+// check reads TABLE and checks --where and --exclude before anything is
+// opened.
+func (c *checksumCommand) check(url, table string) (job.TableName, error) {
+	t, err := job.ParseTable(table)
+	if err != nil {
+		return t, &exitError{ExitUsage, fmt.Errorf("TABLE: %w", err)}
+	}
+	// --where is checked by the target engine's lexical rules; the
+	// read-only connection is what keeps it from writing.
+	if c.where != "" {
+		if err := engine.CheckExpression(c.where, engine.LexiconFor(url).Rules); err != nil {
+			return t, &exitError{ExitUsage, fmt.Errorf("--where %w", err)}
+		}
+	}
+	for _, col := range c.exclude {
+		if strings.TrimSpace(col) == "" {
+			return t, &exitError{ExitUsage, errors.New("--exclude: empty column name")}
+		}
+	}
+	return t, nil
 }
 
 // asOfTime is --as-of, or now: the reference time, read once, decides only
