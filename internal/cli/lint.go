@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,11 +15,16 @@ import (
 	"github.com/idemdata/idem/lint"
 )
 
+// lintCommand holds `idem lint`'s flags and what it writes to.
+type lintCommand struct {
+	stdout, stderr io.Writer
+	red            *job.Redactor
+	asJSON, target bool
+	lockTimeout    time.Duration
+}
+
 func newLintCmd(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
-	var (
-		asJSON, target bool
-		lockTimeout    time.Duration
-	)
+	c := &lintCommand{stdout: stdout, stderr: stderr, red: red}
 	cmd := &cobra.Command{
 		Use:   "lint JOB.yaml...",
 		Short: "Find what would make a job's reruns differ: non-deterministic SQL, unwindowed sources, missing or generated keys",
@@ -41,47 +47,7 @@ read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			code := ExitOK
 			for _, path := range args {
-				// job.Load, not idem.Load: lint must not need the job's
-				// target, nor refuse to show what it would refuse.
-				j, err := job.Load(path)
-				if err != nil {
-					fmt.Fprintf(stderr, "idem: %v\n", err)
-					code = ExitUsage
-					continue
-				}
-				red.Add(job.Secrets(j.Target.URL)...)
-				for _, f := range lint.Check(j) {
-					if f.Refuses() {
-						code = ExitUsage
-					}
-					if asJSON {
-						b, _ := json.Marshal(f)
-						fmt.Fprintf(stdout, "%s\n", b)
-						continue
-					}
-					fmt.Fprintln(stdout, f)
-				}
-				if !target {
-					continue
-				}
-				missing, err := idem.MissingIndexes(cmd.Context(), j, lockTimeout)
-				if err != nil {
-					fmt.Fprintf(stderr, "idem: %s: %v\n", path, err)
-					code = max(code, exitCode(err))
-					continue
-				}
-				for _, m := range missing {
-					printMissingIndex(stdout, path, m, asJSON)
-				}
-				loose, err := idem.LooseKeys(cmd.Context(), j, lockTimeout)
-				if err != nil {
-					fmt.Fprintf(stderr, "idem: %s: %v\n", path, err)
-					code = max(code, exitCode(err))
-					continue
-				}
-				for _, k := range loose {
-					printLooseKey(stdout, path, k, asJSON)
-				}
+				code = c.lint(cmd.Context(), path, code)
 			}
 			if code != ExitOK {
 				return &exitError{code, errQuiet}
@@ -89,10 +55,60 @@ read.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per finding")
-	cmd.Flags().BoolVar(&target, "target", false, "also open each target read-only and check its indexes")
-	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 10*time.Second, "how long to wait for a target another process holds")
+	cmd.Flags().BoolVar(&c.asJSON, "json", false, "print one JSON object per finding")
+	cmd.Flags().BoolVar(&c.target, "target", false, "also open each target read-only and check its indexes")
+	cmd.Flags().DurationVar(&c.lockTimeout, "lock-timeout", 10*time.Second, "how long to wait for a target another process holds")
 	return cmd
+}
+
+// lint prints the findings for the job file at path, and with --target
+// those on its table, and returns code, the exit so far, as they set it.
+func (c *lintCommand) lint(ctx context.Context, path string, code int) int {
+	// job.Load, not idem.Load: lint must not need the job's
+	// target, nor refuse to show what it would refuse.
+	j, err := job.Load(path)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "idem: %v\n", err)
+		return ExitUsage
+	}
+	c.red.Add(job.Secrets(j.Target.URL)...)
+	for _, f := range lint.Check(j) {
+		if f.Refuses() {
+			code = ExitUsage
+		}
+		if c.asJSON {
+			b, _ := json.Marshal(f)
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintln(c.stdout, f)
+	}
+	if !c.target {
+		return code
+	}
+	return max(code, c.lintTarget(ctx, path, j))
+}
+
+// lintTarget prints the target table's missing indexes and loosely
+// collated key columns, and returns the exit code of reading them.
+func (c *lintCommand) lintTarget(ctx context.Context, path string, j *job.Job) int {
+	missing, err := idem.MissingIndexes(ctx, j, c.lockTimeout)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "idem: %s: %v\n", path, err)
+		return exitCode(err)
+	}
+	for _, m := range missing {
+		printMissingIndex(c.stdout, path, m, c.asJSON)
+	}
+	loose, err := idem.LooseKeys(ctx, j, c.lockTimeout)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "idem: %s: %v\n", path, err)
+		return exitCode(err)
+	}
+	for _, k := range loose {
+		printLooseKey(c.stdout, path, k, c.asJSON)
+	}
+	return ExitOK
 }
 
 // printMissingIndex prints a missing index as a warning finding.
