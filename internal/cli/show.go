@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,13 +22,18 @@ import (
 // whole).
 const showCell = 40
 
+// showCommand holds `idem show`'s flags and where it prints.
+type showCommand struct {
+	stdout      io.Writer
+	red         *job.Redactor
+	date        string
+	limit       int
+	asJSON      bool
+	lockTimeout time.Duration
+}
+
 func newShowCmd(stdout io.Writer, red *job.Redactor) *cobra.Command {
-	var (
-		date        string
-		limit       int
-		asJSON      bool
-		lockTimeout time.Duration
-	)
+	c := &showCommand{stdout: stdout, red: red}
 	cmd := &cobra.Command{
 		Use:   "show JOB.yaml [--date D]",
 		Short: "Print the first rows of a job's target table, or of one partition (read-only)",
@@ -47,45 +53,49 @@ Exit: 0 when the rows were read; 1 when they could not be (no table yet: no run 
 it); 2 for a usage or job file error; 75 when a DuckDB file was held past --lock-timeout, or
 the target could not be reached.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit < 1 {
-				return &exitError{ExitUsage, fmt.Errorf("--limit %d: give 1 or more", limit)}
-			}
-			j, err := idem.Load(args[0])
-			if err != nil {
-				return &exitError{ExitUsage, err}
-			}
-			red.Add(job.Secrets(j.Target.URL)...)
-			if date != "" {
-				if j.Strategy != job.StrategyPartition {
-					return &exitError{ExitUsage, fmt.Errorf("--date: job %s merges into one table, and its --date names a run, not rows of the table; leave --date out to show the table", j.Name)}
-				}
-				if _, err := j.Window(date); err != nil {
-					return &exitError{ExitUsage, err}
-				}
-			}
-			s, err := idem.Show(cmd.Context(), j, date, limit, lockTimeout)
-			if err != nil {
-				code := exitCode(err)
-				if errors.Is(err, idem.ErrNoTable) {
-					code = ExitFailed
-				}
-				return &exitError{code, err}
-			}
-			if asJSON {
-				printShownJSON(stdout, s)
-			} else {
-				printShown(stdout, s)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0]) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&date, "date", "", "show only this partition: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
-	f.IntVar(&limit, "limit", 20, "the most rows to print")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per row")
-	f.DurationVar(&lockTimeout, "lock-timeout", time.Minute, "how long to wait for a DuckDB or chDB file another process holds")
+	f.StringVar(&c.date, "date", "", "show only this partition: 2026-11-28 (day), 2026-11-28T13 (hour) or 2026-11 (month)")
+	f.IntVar(&c.limit, "limit", 20, "the most rows to print")
+	f.BoolVar(&c.asJSON, "json", false, "print one JSON object per row")
+	f.DurationVar(&c.lockTimeout, "lock-timeout", time.Minute, "how long to wait for a DuckDB or chDB file another process holds")
 	return cmd
+}
+
+// run prints the first rows of the target table of the job at path, or of
+// the partition --date names.
+func (c *showCommand) run(ctx context.Context, path string) error {
+	if c.limit < 1 {
+		return &exitError{ExitUsage, fmt.Errorf("--limit %d: give 1 or more", c.limit)}
+	}
+	j, err := idem.Load(path)
+	if err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	c.red.Add(job.Secrets(j.Target.URL)...)
+	if c.date != "" {
+		if j.Strategy != job.StrategyPartition {
+			return &exitError{ExitUsage, fmt.Errorf("--date: job %s merges into one table, and its --date names a run, not rows of the table; leave --date out to show the table", j.Name)}
+		}
+		if _, err := j.Window(c.date); err != nil {
+			return &exitError{ExitUsage, err}
+		}
+	}
+	s, err := idem.Show(ctx, j, c.date, c.limit, c.lockTimeout)
+	if err != nil {
+		code := exitCode(err)
+		if errors.Is(err, idem.ErrNoTable) {
+			code = ExitFailed
+		}
+		return &exitError{code, err}
+	}
+	if c.asJSON {
+		printShownJSON(c.stdout, s)
+	} else {
+		printShown(c.stdout, s)
+	}
+	return nil
 }
 
 func printShown(w io.Writer, s *idem.Shown) {

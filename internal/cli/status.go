@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,13 +32,18 @@ type statusSummary struct {
 	ExitCode   int      `json:"exit_code"`
 }
 
+// statusCommand holds `idem status`'s flags and where it prints.
+type statusCommand struct {
+	stdout      io.Writer
+	red         *job.Redactor
+	from, to    string
+	asJSON      bool
+	history     bool
+	lockTimeout time.Duration
+}
+
 func newStatusCmd(stdout, stderr io.Writer, red *job.Redactor) *cobra.Command {
-	var (
-		from, to    string
-		asJSON      bool
-		history     bool
-		lockTimeout time.Duration
-	)
+	c := &statusCommand{stdout: stdout, red: red}
 	cmd := &cobra.Command{
 		Use:   "status JOB.yaml [--from D1 --to D2]",
 		Short: "Show what the ledger holds for each partition: loaded, missing, failed or open",
@@ -61,45 +67,49 @@ failed or open (or nothing is recorded); 2 for a usage or job file error; 75 whe
 file was held past --lock-timeout, or the target could not be reached. With --history: 0, or
 2 or 75 as above. status writes nothing.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if (from == "") != (to == "") {
-				return &exitError{ExitUsage, fmt.Errorf("give both --from and --to, or neither")}
-			}
-			j, err := idem.Load(args[0])
-			if err != nil {
-				return &exitError{ExitUsage, err}
-			}
-			red.Add(job.Secrets(j.Target.URL)...)
-			if history {
-				h, err := idem.ReadHistory(cmd.Context(), j, from, to, lockTimeout)
-				if err != nil {
-					return &exitError{exitCode(err), err}
-				}
-				printHistory(stdout, h, asJSON)
-				return nil
-			}
-			s, err := idem.ReadStatus(cmd.Context(), j, from, to, lockTimeout)
-			if err != nil {
-				return &exitError{exitCode(err), err}
-			}
-			code := ExitOK
-			if !s.OK() {
-				code = ExitStatus
-			}
-			printStatus(stdout, s, code, asJSON)
-			if code != ExitOK {
-				return &exitError{code, errQuiet}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0]) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&from, "from", "", "the first partition to report (included)")
-	f.StringVar(&to, "to", "", "the last partition to report (included)")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per partition, then one summary object (--history: one per run)")
-	f.BoolVar(&history, "history", false, "list every committed run of each partition, not only the last")
-	f.DurationVar(&lockTimeout, "lock-timeout", time.Minute, "how long to wait for a DuckDB file another process holds")
+	f.StringVar(&c.from, "from", "", "the first partition to report (included)")
+	f.StringVar(&c.to, "to", "", "the last partition to report (included)")
+	f.BoolVar(&c.asJSON, "json", false, "print one JSON object per partition, then one summary object (--history: one per run)")
+	f.BoolVar(&c.history, "history", false, "list every committed run of each partition, not only the last")
+	f.DurationVar(&c.lockTimeout, "lock-timeout", time.Minute, "how long to wait for a DuckDB file another process holds")
 	return cmd
+}
+
+// run prints the ledger's state of each partition of the job at path, or
+// with --history every committed run.
+func (c *statusCommand) run(ctx context.Context, path string) error {
+	if (c.from == "") != (c.to == "") {
+		return &exitError{ExitUsage, fmt.Errorf("give both --from and --to, or neither")}
+	}
+	j, err := idem.Load(path)
+	if err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	c.red.Add(job.Secrets(j.Target.URL)...)
+	if c.history {
+		h, err := idem.ReadHistory(ctx, j, c.from, c.to, c.lockTimeout)
+		if err != nil {
+			return &exitError{exitCode(err), err}
+		}
+		printHistory(c.stdout, h, c.asJSON)
+		return nil
+	}
+	s, err := idem.ReadStatus(ctx, j, c.from, c.to, c.lockTimeout)
+	if err != nil {
+		return &exitError{exitCode(err), err}
+	}
+	code := ExitOK
+	if !s.OK() {
+		code = ExitStatus
+	}
+	printStatus(c.stdout, s, code, c.asJSON)
+	if code != ExitOK {
+		return &exitError{code, errQuiet}
+	}
+	return nil
 }
 
 func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
