@@ -66,6 +66,36 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 	if err != nil {
 		return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 	}
+	dbs, err := openWorkers(ctx, j, opts, len(windows))
+	defer func() {
+		for _, db := range dbs {
+			closeTarget(ctx, db)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	b := &Backfilled{Workers: len(dbs)}
+	red := job.NewRedactor(j.Target.URL)
+	results, err := runner.Backfill(ctx, dbs, j, windows, opts.Options, b.record(red, opts.Each))
+	for i := range results {
+		results[i].Error = red.String(results[i].Error)
+	}
+	b.Results = results
+	b.NotRun = notRun(windows, results)
+	for _, l := range []*[]string{&b.Failed, &b.NotClosed, &b.Locked} {
+		sortLabels(*l)
+	}
+	if err != nil {
+		return b, red.Error(fmt.Errorf("backfill stopped: %w", err))
+	}
+	return b, nil
+}
+
+// openWorkers opens one connection to the target per worker: opts.Parallel
+// of them on engines with concurrent writers, else one, and never more
+// than the partitions. Only a failure to open the first is an error.
+func openWorkers(ctx context.Context, j *Job, opts BackfillOptions, partitions int) ([]engine.DB, error) {
 	lockTimeout := opts.LockTimeout
 	if lockTimeout <= 0 {
 		lockTimeout = 10 * time.Minute
@@ -74,13 +104,8 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 	if !ConcurrentWriters(j.Target.URL) {
 		workers = 1
 	}
-	workers = min(workers, len(windows))
+	workers = min(workers, partitions)
 	var dbs []engine.DB
-	defer func() {
-		for _, db := range dbs {
-			closeTarget(ctx, db)
-		}
-	}()
 	for i := range workers {
 		db, err := Open(ctx, j.Target.URL, j.Dir, lockTimeout)
 		if err != nil {
@@ -96,9 +121,14 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 		}
 		dbs = append(dbs, db)
 	}
-	b := &Backfilled{Workers: len(dbs)}
-	red := job.NewRedactor(j.Target.URL)
-	results, err := runner.Backfill(ctx, dbs, j, windows, opts.Options, func(r Result, err error) {
+	return dbs, nil
+}
+
+// record returns the callback that redacts each partition's result, files
+// it under b's failed, locked or not-closed partitions and passes it on
+// to each.
+func (b *Backfilled) record(red *job.Redactor, each func(Result, error)) func(Result, error) {
+	return func(r Result, err error) {
 		// Driver text never holds the password by construction; this is
 		// the second line, as in Run.
 		r.Error, err = red.String(r.Error), red.Error(err)
@@ -110,30 +140,25 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 		case r.Action == runner.ActionNotClosed:
 			b.NotClosed = append(b.NotClosed, r.Partition)
 		}
-		if opts.Each != nil {
-			opts.Each(r, err)
+		if each != nil {
+			each(r, err)
 		}
-	})
-	for i := range results {
-		results[i].Error = red.String(results[i].Error)
 	}
-	b.Results = results
+}
+
+// notRun names the windows no result is for, in window order.
+func notRun(windows []job.Window, results []Result) []string {
 	ran := map[string]bool{}
 	for _, r := range results {
 		ran[r.Partition] = true
 	}
+	var labels []string
 	for _, w := range windows {
 		if !ran[w.Label] {
-			b.NotRun = append(b.NotRun, w.Label)
+			labels = append(labels, w.Label)
 		}
 	}
-	for _, l := range []*[]string{&b.Failed, &b.NotClosed, &b.Locked} {
-		sortLabels(*l)
-	}
-	if err != nil {
-		return b, red.Error(fmt.Errorf("backfill stopped: %w", err))
-	}
-	return b, nil
+	return labels
 }
 
 // closeTarget closes a target, removing a database file this process
