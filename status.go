@@ -73,45 +73,16 @@ func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.D
 			return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 		}
 	}
-	var runs map[string]ledger.Entry
-	var failures map[string]ledger.Failure
-	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
-	switch {
-	case errors.Is(err, fs.ErrNotExist): // no database file: nothing loaded
-	case err != nil:
+	runs, failures, err := readLastRuns(ctx, j, lockTimeout)
+	if err != nil {
 		return nil, err
-	default:
-		defer db.Close()
-		if runs, err = ledger.LastRuns(ctx, db.Conn(), db, j.Name); err != nil {
-			return nil, err
-		}
-		if failures, err = ledger.LastFailures(ctx, db.Conn(), db, j.Name); err != nil {
-			return nil, err
-		}
 	}
 
 	s := &Status{Job: j.Name, From: from, To: to}
 	var labels []string
 	if windows == nil {
-		// The span of what the ledger knows; labels sort as their times.
-		known := map[string]bool{}
-		for p := range runs {
-			known[p] = true
-		}
-		for p := range failures {
-			known[p] = true
-		}
-		for p := range known {
-			labels = append(labels, p)
-		}
-		slices.Sort(labels)
+		labels = knownSpan(j, runs, failures)
 		if len(labels) > 0 {
-			if ws, err := j.Range(labels[0], labels[len(labels)-1]); err == nil {
-				labels = labels[:0]
-				for _, w := range ws {
-					labels = append(labels, w.Label)
-				}
-			}
 			s.From, s.To = labels[0], labels[len(labels)-1]
 		}
 	} else {
@@ -120,35 +91,95 @@ func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.D
 		}
 	}
 	for _, p := range labels {
-		ps := PartitionStatus{Partition: p, State: StateMissing}
-		e, loaded := runs[p]
-		if loaded {
-			ps.State, ps.LastAction = StateLoaded, StateLoaded
-			ps.RowCount, ps.Checksum, ps.RunID = e.RowCount, e.Checksum, e.RunID
-			ps.LoadedOpen = !e.PartitionClosed
-			ps.FinishedAt = e.FinishedAt.UTC().Format(time.RFC3339)
-			if ps.LoadedOpen {
-				ps.State = StateOpen
-			}
-		}
-		if f, ok := failures[p]; ok {
-			fixed := loaded && e.Seq > f.AfterRunSeq
-			ps.LastFailure = &FailureStatus{RunID: f.RunID, Error: f.Error, FailedAt: f.FailedAt.UTC().Format(time.RFC3339), Fixed: fixed}
-			if !fixed {
-				ps.State, ps.LastAction = StateFailed, StateFailed
-			}
-		}
-		switch ps.State {
-		case StateMissing:
-			s.Missing = append(s.Missing, p)
-		case StateFailed:
-			s.Failed = append(s.Failed, p)
-		case StateOpen:
-			s.Open = append(s.Open, p)
-		}
-		s.Partitions = append(s.Partitions, ps)
+		s.add(partitionStatus(p, runs, failures))
 	}
 	return s, nil
+}
+
+// readLastRuns reads each partition's last committed run and last failed
+// attempt from j's target, opened read-only; a target with no database
+// file has none.
+func readLastRuns(ctx context.Context, j *Job, lockTimeout time.Duration) (map[string]ledger.Entry, map[string]ledger.Failure, error) {
+	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // no database file: nothing loaded
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	defer db.Close()
+	runs, err := ledger.LastRuns(ctx, db.Conn(), db, j.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	failures, err := ledger.LastFailures(ctx, db.Conn(), db, j.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runs, failures, nil
+}
+
+// knownSpan labels every partition between the first and the last the
+// ledger knows, so the gaps show; labels sort as their times.
+func knownSpan(j *Job, runs map[string]ledger.Entry, failures map[string]ledger.Failure) []string {
+	known := map[string]bool{}
+	for p := range runs {
+		known[p] = true
+	}
+	for p := range failures {
+		known[p] = true
+	}
+	var labels []string
+	for p := range known {
+		labels = append(labels, p)
+	}
+	slices.Sort(labels)
+	if len(labels) > 0 {
+		if ws, err := j.Range(labels[0], labels[len(labels)-1]); err == nil {
+			labels = labels[:0]
+			for _, w := range ws {
+				labels = append(labels, w.Label)
+			}
+		}
+	}
+	return labels
+}
+
+// partitionStatus is partition p's state from its last committed run and
+// its last failed attempt.
+func partitionStatus(p string, runs map[string]ledger.Entry, failures map[string]ledger.Failure) PartitionStatus {
+	ps := PartitionStatus{Partition: p, State: StateMissing}
+	e, loaded := runs[p]
+	if loaded {
+		ps.State, ps.LastAction = StateLoaded, StateLoaded
+		ps.RowCount, ps.Checksum, ps.RunID = e.RowCount, e.Checksum, e.RunID
+		ps.LoadedOpen = !e.PartitionClosed
+		ps.FinishedAt = e.FinishedAt.UTC().Format(time.RFC3339)
+		if ps.LoadedOpen {
+			ps.State = StateOpen
+		}
+	}
+	if f, ok := failures[p]; ok {
+		fixed := loaded && e.Seq > f.AfterRunSeq
+		ps.LastFailure = &FailureStatus{RunID: f.RunID, Error: f.Error, FailedAt: f.FailedAt.UTC().Format(time.RFC3339), Fixed: fixed}
+		if !fixed {
+			ps.State, ps.LastAction = StateFailed, StateFailed
+		}
+	}
+	return ps
+}
+
+// add appends a partition, naming it in the list of its state.
+func (s *Status) add(ps PartitionStatus) {
+	switch ps.State {
+	case StateMissing:
+		s.Missing = append(s.Missing, ps.Partition)
+	case StateFailed:
+		s.Failed = append(s.Failed, ps.Partition)
+	case StateOpen:
+		s.Open = append(s.Open, ps.Partition)
+	}
+	s.Partitions = append(s.Partitions, ps)
 }
 
 // RunRecord is one committed run of a partition, from idem_runs.
