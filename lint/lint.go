@@ -70,44 +70,75 @@ func Check(j *job.Job) []Finding {
 		file = "job file"
 	}
 	var fs []Finding
-	add := func(f Finding) {
-		f.File = file
-		f.Allowed = j.Lint.Allows(f.Name, f.Func)
-		fs = append(fs, f)
+	fs = append(fs, queryFindings(j)...)
+	fs = append(fs, layoutFindings(j)...)
+	fs = append(fs, generatedKeyNames(j)...)
+	for i := range fs {
+		fs[i].File = file
+		fs[i].Allowed = j.Lint.Allows(fs[i].Name, fs[i].Func)
 	}
-	if q := j.Source.Query; q != "" {
-		lex := engine.LexiconFor(j.Target.URL)
-		reads := readings(q, lex.Rules)
-		toks := reads[0]
-		at := func(t sqltext.Token) (int, int) { return j.Pos.Query.At(t.Line, t.Col) }
-		for _, f := range nondeterministic(q, reads, lex) {
-			f.Line, f.Column = at(f.tok)
-			add(f.Finding)
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
 		}
-		for _, f := range generatedKeys(q, toks, j.Key, lex.Funcs) {
-			f.Line, f.Column = at(f.tok)
-			add(f.Finding)
-		}
-		if !usesWindow(toks) {
-			l, c := j.Pos.Query.Line, j.Pos.Query.Column
-			add(Finding{Line: l, Column: c, Severity: SeverityWarning, Name: job.LintQueryWithoutWindow, path: "source.query",
-				Message: "the query does not use the partition: every run reads the same rows, whatever --date says, and keeps only its partition's",
-				Text:    firstLine(q),
-				Instead: "restrict the query to the partition, like WHERE created_at >= {{ start }} AND created_at < {{ end }} (or = {{ date }})"})
-		}
+		return a.Column - b.Column
+	})
+	return fs
+}
+
+// queryFindings lints source.query, read by the target engine's lexicon:
+// its non-deterministic functions, its generated keys, and whether it uses
+// the partition at all.
+func queryFindings(j *job.Job) []Finding {
+	q := j.Source.Query
+	if q == "" {
+		return nil
 	}
+	var fs []Finding
+	lex := engine.LexiconFor(j.Target.URL)
+	reads := readings(q, lex.Rules)
+	toks := reads[0]
+	at := func(t sqltext.Token) (int, int) { return j.Pos.Query.At(t.Line, t.Col) }
+	for _, f := range nondeterministic(q, reads, lex) {
+		f.Line, f.Column = at(f.tok)
+		fs = append(fs, f.Finding)
+	}
+	for _, f := range generatedKeys(q, toks, j.Key, lex.Funcs) {
+		f.Line, f.Column = at(f.tok)
+		fs = append(fs, f.Finding)
+	}
+	if !usesWindow(toks) {
+		l, c := j.Pos.Query.Line, j.Pos.Query.Column
+		fs = append(fs, Finding{Line: l, Column: c, Severity: SeverityWarning, Name: job.LintQueryWithoutWindow, path: "source.query",
+			Message: "the query does not use the partition: every run reads the same rows, whatever --date says, and keeps only its partition's",
+			Text:    firstLine(q),
+			Instead: "restrict the query to the partition, like WHERE created_at >= {{ start }} AND created_at < {{ end }} (or = {{ date }})"})
+	}
+	return fs
+}
+
+// layoutFindings warns of file globs without a date and of a partition job
+// without a key.
+func layoutFindings(j *job.Job) []Finding {
+	var fs []Finding
 	if j.Source.HasFiles() && !slices.ContainsFunc(j.Source.Files, func(g string) bool { return strings.Contains(g, "{{") }) {
-		add(Finding{Line: j.Pos.Files.Line, Column: j.Pos.Files.Column, Severity: SeverityWarning, Name: job.LintFilesWithoutDate, path: "source.files",
+		fs = append(fs, Finding{Line: j.Pos.Files.Line, Column: j.Pos.Files.Column, Severity: SeverityWarning, Name: job.LintFilesWithoutDate, path: "source.files",
 			Message: "no glob in source.files has a date template: every run reads every file, and a new file changes the input of every partition",
 			Text:    strings.Join(j.Source.Files, ", "),
 			Instead: "name the files by date, like data/orders-{{ date }}.csv or data/{{ yyyy }}/{{ mm }}/*.csv"})
 	}
 	if j.Strategy == job.StrategyPartition && len(j.Key) == 0 {
-		add(Finding{Line: j.Pos.Strategy.Line, Column: j.Pos.Strategy.Column, Severity: SeverityWarning, Name: job.LintPartitionWithoutKey, path: "strategy",
+		fs = append(fs, Finding{Line: j.Pos.Strategy.Line, Column: j.Pos.Strategy.Column, Severity: SeverityWarning, Name: job.LintPartitionWithoutKey, path: "strategy",
 			Message: "a partition job without key cannot tell a duplicate from two equal rows: exact duplicate input rows are all kept",
 			Text:    "strategy: partition",
 			Instead: "give key: [the natural key columns] so staging keeps one row per key; waive this only when equal rows are real (lint: {allow: [partition-without-key]})"})
 	}
+	return fs
+}
+
+// generatedKeyNames finds key columns named like surrogate keys.
+func generatedKeyNames(j *job.Job) []Finding {
+	var fs []Finding
 	for i, k := range j.Key {
 		// A name is a guess, so this is a lint error the job can waive (a
 		// source's own row_id is a natural key); a column the target
@@ -117,18 +148,12 @@ func Check(j *job.Job) []Finding {
 			if j.Strategy == job.StrategyMerge {
 				msg += ", and every rerun would mint new keys and fill the target with duplicates"
 			}
-			add(Finding{Line: j.Pos.Key.Line, Column: j.Pos.Key.Column, Severity: SeverityError, Name: job.LintGeneratedKey, path: "key",
+			fs = append(fs, Finding{Line: j.Pos.Key.Line, Column: j.Pos.Key.Column, Severity: SeverityError, Name: job.LintGeneratedKey, path: "key",
 				Message: msg,
 				Text:    k,
 				Instead: "key on the source's natural key (the columns that identify a row where it comes from); if the source itself assigns this column, waive it: lint: {allow: [generated-key]}"})
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Column - b.Column
-	})
 	return fs
 }
 
@@ -347,58 +372,69 @@ func generatedKeys(q string, toks []sqltext.Token, key []string, funcs *sqltext.
 			continue
 		}
 		alias := toks[idx[n+1]]
-		col := ""
-		switch alias.Kind {
-		case sqltext.Word:
-			col = alias.Text
-			if !slices.ContainsFunc(key, func(k string) bool { return strings.EqualFold(k, col) }) {
-				continue
-			}
-		case sqltext.QuotedIdent:
-			col = alias.Value()
-			if !slices.Contains(key, col) {
-				continue
-			}
-		default:
+		col, ok := keyAlias(alias, key)
+		if !ok {
 			continue
 		}
-		// Walk back to the start of the select item: a comma or SELECT
-		// at the same parenthesis depth.
-		depth := 0
-	item:
-		// The walk is bounded, so that nested parentheses (one select item
-		// inside another, or hostile input) cannot make it quadratic; a
-		// select item of more than maxItem tokens goes unchecked.
-		for m := n - 1; m >= 0 && m >= n-maxItem; m-- {
-			t := toks[idx[m]]
-			switch {
-			case depth == 0 && isWord(t, "as"): // the previous item: a comma is missing
-				break item
-			case isPunct(t, ")"):
-				depth++
-			case isPunct(t, "("):
-				if depth == 0 {
-					break item
-				}
-				depth--
-			case depth == 0 && (isPunct(t, ",") || isWord(t, "select") || isWord(t, "distinct")):
-				break item
-			case m+1 < len(idx) && isPunct(toks[idx[m+1]], "(") && isGenerator(t, funcs):
-				name := t.Text
-				if t.Kind == sqltext.QuotedIdent {
-					name = t.Value()
-				}
-				out = append(out, tokFinding{tok: t, Finding: Finding{
-					Severity: SeverityError, Name: job.LintGeneratedKey,
-					Message: fmt.Sprintf("key column %s is computed by %s in the query: it numbers or draws rows rather than naming them, so a rerun (or one more input row) gives rows new keys", col, name),
-					Text:    shorten(q[t.Off : alias.Off+len(alias.Text)]),
-					Instead: "key on columns the source gives (its natural key); drop the generated column from key",
-				}})
-				break item
-			}
+		t, ok := itemGenerator(toks, idx, n, funcs)
+		if !ok {
+			continue
 		}
+		name := t.Text
+		if t.Kind == sqltext.QuotedIdent {
+			name = t.Value()
+		}
+		out = append(out, tokFinding{tok: t, Finding: Finding{
+			Severity: SeverityError, Name: job.LintGeneratedKey,
+			Message: fmt.Sprintf("key column %s is computed by %s in the query: it numbers or draws rows rather than naming them, so a rerun (or one more input row) gives rows new keys", col, name),
+			Text:    shorten(q[t.Off : alias.Off+len(alias.Text)]),
+			Instead: "key on columns the source gives (its natural key); drop the generated column from key",
+		}})
 	}
 	return out
+}
+
+// keyAlias returns the column an AS alias names, if it is a key column:
+// unquoted names match the key case-insensitively, quoted ones exactly.
+func keyAlias(alias sqltext.Token, key []string) (string, bool) {
+	switch alias.Kind {
+	case sqltext.Word:
+		col := alias.Text
+		return col, slices.ContainsFunc(key, func(k string) bool { return strings.EqualFold(k, col) })
+	case sqltext.QuotedIdent:
+		col := alias.Value()
+		return col, slices.Contains(key, col)
+	}
+	return "", false
+}
+
+// itemGenerator walks back from the AS at code token n to the start of its
+// select item (a comma or SELECT at the same parenthesis depth) and
+// returns the first generator call it meets.
+func itemGenerator(toks []sqltext.Token, idx []int, n int, funcs *sqltext.Catalogue) (sqltext.Token, bool) {
+	depth := 0
+	// The walk is bounded, so that nested parentheses (one select item
+	// inside another, or hostile input) cannot make it quadratic; a
+	// select item of more than maxItem tokens goes unchecked.
+	for m := n - 1; m >= 0 && m >= n-maxItem; m-- {
+		t := toks[idx[m]]
+		switch {
+		case depth == 0 && isWord(t, "as"): // the previous item: a comma is missing
+			return sqltext.Token{}, false
+		case isPunct(t, ")"):
+			depth++
+		case isPunct(t, "("):
+			if depth == 0 {
+				return sqltext.Token{}, false
+			}
+			depth--
+		case depth == 0 && (isPunct(t, ",") || isWord(t, "select") || isWord(t, "distinct")):
+			return sqltext.Token{}, false
+		case m+1 < len(idx) && isPunct(toks[idx[m+1]], "(") && isGenerator(t, funcs):
+			return t, true
+		}
+	}
+	return sqltext.Token{}, false
 }
 
 // isGenerator reports whether t names a window function that numbers rows
