@@ -60,11 +60,36 @@ definitions. A test fails when it is stale. The README explains the concepts; th
 
 // jobFields lists the job file's fields, from type Job down.
 func jobFields(w io.Writer, dir string) error {
+	types, err := structTypes(dir)
+	if err != nil {
+		return err
+	}
+	if types["Job"] == nil {
+		return fmt.Errorf("no type Job in %s", dir)
+	}
+	fmt.Fprint(w, `## Job file
+
+One YAML file per job. Unknown keys are errors. `+"`${VAR}` and `${VAR:-default}`"+` are expanded in every
+value. A section (`+"`target`, `source`, …"+`) is a map of the fields under it.
+
+| field | value | what |
+|---|---|---|
+`)
+	if err := fieldRows(w, "", types["Job"], types); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// structTypes are the struct types declared in the non-test Go files of
+// dir, by name.
+func structTypes(dir string) (map[string]*ast.StructType, error) {
 	fset := token.NewFileSet()
 	types := map[string]*ast.StructType{}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -73,7 +98,7 @@ func jobFields(w io.Writer, dir string) error {
 		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
@@ -88,46 +113,33 @@ func jobFields(w io.Writer, dir string) error {
 			}
 		}
 	}
-	if types["Job"] == nil {
-		return fmt.Errorf("no type Job in %s", dir)
-	}
-	fmt.Fprint(w, `## Job file
+	return types, nil
+}
 
-One YAML file per job. Unknown keys are errors. `+"`${VAR}` and `${VAR:-default}`"+` are expanded in every
-value. A section (`+"`target`, `source`, …"+`) is a map of the fields under it.
-
-| field | value | what |
-|---|---|---|
-`)
-	var walk func(prefix string, st *ast.StructType) error
-	walk = func(prefix string, st *ast.StructType) error {
-		for _, f := range st.Fields.List {
-			if f.Tag == nil || len(f.Names) != 1 {
-				continue
-			}
-			tag, _ := strconv.Unquote(f.Tag.Value)
-			name, _, _ := strings.Cut(reflect.StructTag(tag).Get("yaml"), ",")
-			if name == "" || name == "-" {
-				continue
-			}
-			doc := describe(f.Names[0].Name, f.Doc.Text())
-			if doc == "" {
-				return fmt.Errorf("job field %s%s (%s) has no doc comment", prefix, name, f.Names[0].Name)
-			}
-			typ, nested := valueOf(f.Type, types)
-			fmt.Fprintf(w, "| `%s%s` | %s | %s |\n", prefix, name, typ, doc)
-			if nested != nil {
-				if err := walk(prefix+name+".", nested); err != nil {
-					return err
-				}
+// fieldRows writes one row per YAML field of st, each section's fields
+// after it under its name.
+func fieldRows(w io.Writer, prefix string, st *ast.StructType, types map[string]*ast.StructType) error {
+	for _, f := range st.Fields.List {
+		if f.Tag == nil || len(f.Names) != 1 {
+			continue
+		}
+		tag, _ := strconv.Unquote(f.Tag.Value)
+		name, _, _ := strings.Cut(reflect.StructTag(tag).Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		doc := describe(f.Names[0].Name, f.Doc.Text())
+		if doc == "" {
+			return fmt.Errorf("job field %s%s (%s) has no doc comment", prefix, name, f.Names[0].Name)
+		}
+		typ, nested := valueOf(f.Type, types)
+		fmt.Fprintf(w, "| `%s%s` | %s | %s |\n", prefix, name, typ, doc)
+		if nested != nil {
+			if err := fieldRows(w, prefix+name+".", nested, types); err != nil {
+				return err
 			}
 		}
-		return nil
 	}
-	if err := walk("", types["Job"]); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
 	return nil
 }
 
@@ -261,6 +273,21 @@ nobody named, or turn every skip into a reload.
 | variable | flag | of |
 |---|---|---|
 `)
+	vars, byVar := flagVars(root)
+	for _, v := range vars {
+		flag := "--" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(v, "IDEM_")), "_", "-")
+		of := byVar[v]
+		if slices.Contains(of, "idem") {
+			of = []string{"every command"}
+		}
+		fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", v, flag, strings.Join(of, ", "))
+	}
+	return otherVars(w, dir, vars)
+}
+
+// flagVars are the variables that give a flag, sorted, and for each the
+// commands whose flag it gives.
+func flagVars(root *cobra.Command) ([]string, map[string][]string) {
 	byVar := map[string][]string{}
 	var vars []string
 	var visit func(c *cobra.Command)
@@ -281,15 +308,12 @@ nobody named, or turn every skip into a reload.
 	}
 	visit(root)
 	slices.Sort(vars)
-	for _, v := range vars {
-		flag := "--" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(v, "IDEM_")), "_", "-")
-		of := byVar[v]
-		if slices.Contains(of, "idem") {
-			of = []string{"every command"}
-		}
-		fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", v, flag, strings.Join(of, ", "))
-	}
+	return vars, byVar
+}
 
+// otherVars lists the variables in others, after checking that they and
+// the flags' vars are exactly the IDEM_* names the code in dir reads.
+func otherVars(w io.Writer, dir string, vars []string) error {
 	read, err := readVars(dir)
 	if err != nil {
 		return err
