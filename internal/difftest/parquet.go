@@ -144,61 +144,22 @@ func appendValue(b array.Builder, typ, v string) {
 		b.AppendNull()
 		return
 	}
-	must := func(err error) {
-		if err != nil {
-			panic(fmt.Sprintf("%s value %q: %v", typ, v, err))
-		}
-	}
 	switch typ {
 	case "int64", "int32", "int8":
-		n, err := strconv.ParseInt(v, 10, 64)
-		must(err)
-		switch x := b.(type) {
-		case *array.Int64Builder:
-			x.Append(n)
-		case *array.Int32Builder:
-			x.Append(int32(n))
-		case *array.Int8Builder:
-			x.Append(int8(n))
-		}
+		appendInt(b, typ, v)
 	case "uint64":
 		n, err := strconv.ParseUint(v, 10, 64)
-		must(err)
+		must(typ, v, err)
 		b.(*array.Uint64Builder).Append(n)
 	case "float64", "float32", "float16":
-		f, err := strconv.ParseFloat(v, 64)
-		if v == "Inf" {
-			f, err = math.Inf(1), nil
-		}
-		must(err)
-		switch x := b.(type) {
-		case *array.Float64Builder:
-			x.Append(f)
-		case *array.Float32Builder:
-			x.Append(float32(f))
-		case *array.Float16Builder:
-			x.Append(float16.New(float32(f)))
-		}
+		appendFloat(b, typ, v)
 	case "decimal(38,10)", "decimal(12,2)":
 		dt := parquetTypes[typ].(*arrow.Decimal128Type)
 		n, err := decimal128.FromString(v, dt.Precision, dt.Scale)
-		must(err)
+		must(typ, v, err)
 		b.(*array.Decimal128Builder).Append(n)
-	case "date":
-		d, err := time.Parse(time.DateOnly, v)
-		must(err)
-		b.(*array.Date32Builder).Append(arrow.Date32FromTime(d))
-	case "timestamp", "timestamptz", "timestamp_ns", "timestamp_ms":
-		t, err := time.Parse("2006-01-02 15:04:05.999999999", v)
-		must(err)
-		unit := parquetTypes[typ].(*arrow.TimestampType).Unit
-		ts, err := arrow.TimestampFromTime(t, unit)
-		must(err)
-		b.(*array.TimestampBuilder).Append(ts)
-	case "time":
-		t, err := time.Parse("15:04:05.999999", v)
-		must(err)
-		b.(*array.Time64Builder).Append(arrow.Time64(int64(t.Hour())*3600e6 + int64(t.Minute())*60e6 + int64(t.Second())*1e6 + int64(t.Nanosecond()/1000)))
+	case "date", "timestamp", "timestamptz", "timestamp_ns", "timestamp_ms", "time":
+		appendTemporal(b, typ, v)
 	case "string":
 		b.(*array.StringBuilder).Append(v)
 	case "bool":
@@ -208,23 +169,84 @@ func appendValue(b array.Builder, typ, v string) {
 		lb.Append(true)
 		for _, s := range strings.Split(v, ";") {
 			f, err := strconv.ParseFloat(s, 64)
-			must(err)
+			must(typ, v, err)
 			lb.ValueBuilder().(*array.Float64Builder).Append(f)
 		}
 	case "struct":
-		sb := b.(*array.StructBuilder)
-		sb.Append(true)
-		z, a, _ := strings.Cut(v, ";")
-		z, a = strings.TrimPrefix(z, "z="), strings.TrimPrefix(a, "a=")
-		if z == "" {
-			sb.FieldBuilder(0).AppendNull()
-		} else {
-			n, err := strconv.ParseInt(z, 10, 64)
-			must(err)
-			sb.FieldBuilder(0).(*array.Int64Builder).Append(n)
-		}
-		sb.FieldBuilder(1).(*array.StringBuilder).Append(a)
+		appendStruct(b.(*array.StructBuilder), typ, v)
 	default:
 		panic("no Parquet type " + typ)
 	}
+}
+
+// must panics on a value the generator wrote that does not parse as typ.
+func must(typ, v string, err error) {
+	if err != nil {
+		panic(fmt.Sprintf("%s value %q: %v", typ, v, err))
+	}
+}
+
+func appendInt(b array.Builder, typ, v string) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	must(typ, v, err)
+	switch x := b.(type) {
+	case *array.Int64Builder:
+		x.Append(n)
+	case *array.Int32Builder:
+		x.Append(int32(n))
+	case *array.Int8Builder:
+		x.Append(int8(n))
+	}
+}
+
+func appendFloat(b array.Builder, typ, v string) {
+	f, err := strconv.ParseFloat(v, 64)
+	if v == "Inf" {
+		f, err = math.Inf(1), nil
+	}
+	must(typ, v, err)
+	switch x := b.(type) {
+	case *array.Float64Builder:
+		x.Append(f)
+	case *array.Float32Builder:
+		x.Append(float32(f))
+	case *array.Float16Builder:
+		x.Append(float16.New(float32(f)))
+	}
+}
+
+// appendTemporal appends a date, a timestamp of any unit, or a time of day.
+func appendTemporal(b array.Builder, typ, v string) {
+	switch typ {
+	case "date":
+		d, err := time.Parse(time.DateOnly, v)
+		must(typ, v, err)
+		b.(*array.Date32Builder).Append(arrow.Date32FromTime(d))
+	case "time":
+		t, err := time.Parse("15:04:05.999999", v)
+		must(typ, v, err)
+		b.(*array.Time64Builder).Append(arrow.Time64(int64(t.Hour())*3600e6 + int64(t.Minute())*60e6 + int64(t.Second())*1e6 + int64(t.Nanosecond()/1000)))
+	default:
+		t, err := time.Parse("2006-01-02 15:04:05.999999999", v)
+		must(typ, v, err)
+		unit := parquetTypes[typ].(*arrow.TimestampType).Unit
+		ts, err := arrow.TimestampFromTime(t, unit)
+		must(typ, v, err)
+		b.(*array.TimestampBuilder).Append(ts)
+	}
+}
+
+// appendStruct appends a struct written "z=N;a=TEXT" (z empty for NULL).
+func appendStruct(sb *array.StructBuilder, typ, v string) {
+	sb.Append(true)
+	z, a, _ := strings.Cut(v, ";")
+	z, a = strings.TrimPrefix(z, "z="), strings.TrimPrefix(a, "a=")
+	if z == "" {
+		sb.FieldBuilder(0).AppendNull()
+	} else {
+		n, err := strconv.ParseInt(z, 10, 64)
+		must(typ, v, err)
+		sb.FieldBuilder(0).(*array.Int64Builder).Append(n)
+	}
+	sb.FieldBuilder(1).(*array.StringBuilder).Append(a)
 }
