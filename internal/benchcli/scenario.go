@@ -57,13 +57,7 @@ func run(ctx context.Context, cfg Config, log io.Writer) (rows []Row, err error)
 	if cfg.Drop {
 		defer func() {
 			for _, t := range made {
-				var derr error
-				if t.engine == "mysql" {
-					derr = bench.DropDatabase(context.WithoutCancel(ctx), cfg.MySQL, t.schema)
-				} else {
-					derr = bench.DropSchema(context.WithoutCancel(ctx), cfg.Postgres, t.schema)
-				}
-				err = errors.Join(err, derr)
+				err = errors.Join(err, dropTarget(ctx, cfg, t))
 			}
 		}()
 	}
@@ -71,14 +65,9 @@ func run(ctx context.Context, cfg Config, log io.Writer) (rows []Row, err error)
 	if err != nil {
 		return nil, err
 	}
-	bin := cfg.Idem
-	if bin == "" {
-		bin = filepath.Join(dir, "idem")
-		fmt.Fprintln(log, "building idem:", bin)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/idemdata/idem/cmd/idem")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build (run idem-bench inside the idem module, or pass --idem): %w\n%s", err, out)
-		}
+	bin, err := buildIdem(ctx, cfg, dir, log)
+	if err != nil {
+		return nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -95,21 +84,56 @@ func run(ctx context.Context, cfg Config, log io.Writer) (rows []Row, err error)
 		if err := os.MkdirAll(v.work, 0o755); err != nil {
 			return rows, err
 		}
-		for _, sc := range []struct {
-			prefix string
-			run    func(context.Context) ([]Row, error)
-		}{
-			{"1", v.csvLoad}, {"2", v.formatLoad}, {"3", v.replacePartition}, {"3", v.mergeSmallBatch},
-			{"4", v.merge}, {"5", v.unchangedRerun},
-		} {
-			if !cfg.wanted(sc.prefix) {
-				continue
-			}
-			rs, err := sc.run(ctx)
-			rows = append(rows, rs...)
-			if err != nil {
-				return rows, fmt.Errorf("%s, scenario %s: %w", e, sc.prefix, err)
-			}
+		rs, err := v.scenarios(ctx)
+		rows = append(rows, rs...)
+		if err != nil {
+			return rows, err
+		}
+	}
+	return rows, nil
+}
+
+// dropTarget drops a schema or database a scenario made.
+func dropTarget(ctx context.Context, cfg Config, t target) error {
+	if t.engine == "mysql" {
+		return bench.DropDatabase(context.WithoutCancel(ctx), cfg.MySQL, t.schema)
+	}
+	return bench.DropSchema(context.WithoutCancel(ctx), cfg.Postgres, t.schema)
+}
+
+// buildIdem returns the idem binary to measure: cfg.Idem, or one built
+// into dir.
+func buildIdem(ctx context.Context, cfg Config, dir string, log io.Writer) (string, error) {
+	if cfg.Idem != "" {
+		return cfg.Idem, nil
+	}
+	bin := filepath.Join(dir, "idem")
+	fmt.Fprintln(log, "building idem:", bin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/idemdata/idem/cmd/idem")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build (run idem-bench inside the idem module, or pass --idem): %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// scenarios runs the wanted scenarios on v's engine, in order, stopping at
+// the first that fails.
+func (v *env) scenarios(ctx context.Context) ([]Row, error) {
+	var rows []Row
+	for _, sc := range []struct {
+		prefix string
+		run    func(context.Context) ([]Row, error)
+	}{
+		{"1", v.csvLoad}, {"2", v.formatLoad}, {"3", v.replacePartition}, {"3", v.mergeSmallBatch},
+		{"4", v.merge}, {"5", v.unchangedRerun},
+	} {
+		if !v.cfg.wanted(sc.prefix) {
+			continue
+		}
+		rs, err := sc.run(ctx)
+		rows = append(rows, rs...)
+		if err != nil {
+			return rows, fmt.Errorf("%s, scenario %s: %w", v.engine, sc.prefix, err)
 		}
 	}
 	return rows, nil
