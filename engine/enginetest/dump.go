@@ -62,19 +62,31 @@ var ErrNoTable = errors.New("no such table")
 
 // DumpTable reads every row of table t of db as a Dump.
 func DumpTable(ctx context.Context, db engine.DB, t engine.Table) (*Dump, error) {
+	dump, kinds, err := dumpColumns(ctx, db, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := dump.readRows(ctx, db, t, kinds); err != nil {
+		return nil, err
+	}
+	return dump, nil
+}
+
+// dumpColumns reads table t's columns, with the reader's type of each.
+func dumpColumns(ctx context.Context, db engine.DB, t engine.Table) (*Dump, []input.Type, error) {
 	d := db.SQL()
 	q, args := d.Catalog.ColumnTypes(t)
 	rows, err := db.Conn().QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the columns of %s: %w", t.Name, err)
+		return nil, nil, fmt.Errorf("reading the columns of %s: %w", t.Name, err)
 	}
+	defer rows.Close()
 	dump := &Dump{}
 	var kinds []input.Type
 	for rows.Next() {
 		var c DumpColumn
 		if err := rows.Scan(&c.Name, &c.Type); err != nil {
-			rows.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		rt, ok := d.Types.ReaderType(c.Type)
 		c.Kind = kindLabel(rt, ok, c.Type)
@@ -83,11 +95,18 @@ func DumpTable(ctx context.Context, db engine.DB, t engine.Table) (*Dump, error)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(dump.Cols) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNoTable, t.Name)
+		return nil, nil, fmt.Errorf("%w: %s", ErrNoTable, t.Name)
 	}
+	return dump, kinds, nil
+}
+
+// readRows reads every row of table t into the dump, each value rendered
+// by its column's reader type.
+func (dump *Dump) readRows(ctx context.Context, db engine.DB, t engine.Table, kinds []input.Type) error {
+	d := db.SQL()
 	list := make([]string, len(dump.Cols))
 	for i, c := range dump.Cols {
 		list[i] = d.Ident(c.Name)
@@ -99,10 +118,10 @@ func DumpTable(ctx context.Context, db engine.DB, t engine.Table) (*Dump, error)
 	}
 	// A bound parameter makes MySQL's driver use the binary protocol, which
 	// returns a DOUBLE as its float rather than the server's text of it.
-	q = fmt.Sprintf("SELECT %s FROM %s WHERE 1 = %s", strings.Join(list, ", "), d.Table(t), d.Placeholder(1))
-	rows, err = db.Conn().QueryContext(ctx, q, 1)
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE 1 = %s", strings.Join(list, ", "), d.Table(t), d.Placeholder(1))
+	rows, err := db.Conn().QueryContext(ctx, q, 1)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", t.Name, err)
+		return fmt.Errorf("reading %s: %w", t.Name, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -112,17 +131,17 @@ func DumpTable(ctx context.Context, db engine.DB, t engine.Table) (*Dump, error)
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
+			return err
 		}
 		row := make([]string, len(vals))
 		for i, v := range vals {
 			if row[i], err = canonical(v, kinds[i]); err != nil {
-				return nil, fmt.Errorf("column %q (%s): %w", dump.Cols[i].Name, dump.Cols[i].Type, err)
+				return fmt.Errorf("column %q (%s): %w", dump.Cols[i].Name, dump.Cols[i].Type, err)
 			}
 		}
 		dump.Rows = append(dump.Rows, row)
 	}
-	return dump, rows.Err()
+	return rows.Err()
 }
 
 // kindLabel names a reader type for a Dump.
@@ -205,82 +224,116 @@ func canonical(v any, t input.Type) (string, error) {
 	case input.Text:
 		return strconv.Quote(fmt.Sprint(v)), nil
 	case input.JSON:
-		s, ok := v.(string)
-		if !ok {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return "", err
-			}
-			s = string(b)
-		}
-		return CanonicalJSON(s)
+		return canonicalJSONValue(v)
 	case input.Bool:
-		switch x := v.(type) {
-		case bool:
-			return strconv.FormatBool(x), nil
-		case int64:
-			return strconv.FormatBool(x != 0), nil
-		case string:
-			switch strings.ToLower(x) {
-			case "t", "true", "1":
-				return "true", nil
-			case "f", "false", "0":
-				return "false", nil
-			}
+		if s, ok := canonicalBool(v); ok {
+			return s, nil
 		}
 	case input.Int, input.Decimal:
-		switch x := v.(type) {
-		case int64, int32, int16, int8, int, uint64, uint32, uint16, uint8:
-			return fmt.Sprint(x), nil
-		case *big.Int:
-			return x.String(), nil
-		case float64, float32:
-			return "", fmt.Errorf("the driver returned a float (%v) for an exact number", x)
-		case string:
-			return CanonicalNumber(x)
-		case fmt.Stringer: // DuckDB's Decimal
-			return CanonicalNumber(x.String())
+		if s, ok, err := canonicalExact(v); ok {
+			return s, err
 		}
 	case input.Float:
-		var f float64
-		switch x := v.(type) {
-		case float64:
-			f = x
-		case float32:
-			f = float64(x)
-		case string:
-			var err error
-			if f, err = strconv.ParseFloat(x, 64); err != nil {
-				return "", err
-			}
-		default:
-			return "", fmt.Errorf("%T is not a float", v)
-		}
-		return strconv.FormatFloat(f, 'g', -1, t.Bits), nil
+		return canonicalFloat(v, t.Bits)
 	case input.Date, input.Timestamp, input.TimestampTZ:
-		var tm time.Time
-		switch x := v.(type) {
-		case time.Time:
-			tm = x
-		case string:
-			var err error
-			if tm, err = parseTimeText(x); err != nil {
-				return "", err
-			}
-		default:
-			return "", fmt.Errorf("%T is not a time", v)
-		}
-		if t.Kind == input.Date {
-			return tm.Format("2006-01-02"), nil
-		}
-		if t.Kind == input.Timestamp {
-			// A wall clock: drivers return it as if in UTC, or in their
-			// location without converting it.
-			tm = time.Date(tm.Year(), tm.Month(), tm.Day(), tm.Hour(), tm.Minute(), tm.Second(), tm.Nanosecond(), time.UTC)
-		}
-		return tm.UTC().Format("2006-01-02 15:04:05.000000"), nil
+		return canonicalTime(v, t.Kind)
 	}
 	return "", fmt.Errorf("%T %v is not a value of %s", v, v, t)
+}
+
+// canonicalJSONValue renders JSON a driver returned as text, or decoded.
+func canonicalJSONValue(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "", err
+		}
+		s = string(b)
+	}
+	return CanonicalJSON(s)
+}
+
+// canonicalBool renders a boolean, or reports that v is not one.
+func canonicalBool(v any) (string, bool) {
+	switch x := v.(type) {
+	case bool:
+		return strconv.FormatBool(x), true
+	case int64:
+		return strconv.FormatBool(x != 0), true
+	case string:
+		switch strings.ToLower(x) {
+		case "t", "true", "1":
+			return "true", true
+		case "f", "false", "0":
+			return "false", true
+		}
+	}
+	return "", false
+}
+
+// canonicalExact renders an integer or a decimal; ok is false for a Go
+// type that holds neither.
+func canonicalExact(v any) (s string, ok bool, err error) {
+	switch x := v.(type) {
+	case int64, int32, int16, int8, int, uint64, uint32, uint16, uint8:
+		return fmt.Sprint(x), true, nil
+	case *big.Int:
+		return x.String(), true, nil
+	case float64, float32:
+		return "", true, fmt.Errorf("the driver returned a float (%v) for an exact number", x)
+	case string:
+		s, err := CanonicalNumber(x)
+		return s, true, err
+	case fmt.Stringer: // DuckDB's Decimal
+		s, err := CanonicalNumber(x.String())
+		return s, true, err
+	}
+	return "", false, nil
+}
+
+// canonicalFloat renders a float of the given bits as its shortest text.
+func canonicalFloat(v any, bits int) (string, error) {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(x, 64); err != nil {
+			return "", err
+		}
+	default:
+		return "", fmt.Errorf("%T is not a float", v)
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits), nil
+}
+
+// canonicalTime renders a date, or a timestamp in UTC to the microsecond.
+func canonicalTime(v any, kind input.Kind) (string, error) {
+	var tm time.Time
+	switch x := v.(type) {
+	case time.Time:
+		tm = x
+	case string:
+		var err error
+		if tm, err = parseTimeText(x); err != nil {
+			return "", err
+		}
+	default:
+		return "", fmt.Errorf("%T is not a time", v)
+	}
+	if kind == input.Date {
+		return tm.Format("2006-01-02"), nil
+	}
+	if kind == input.Timestamp {
+		// A wall clock: drivers return it as if in UTC, or in their
+		// location without converting it.
+		tm = time.Date(tm.Year(), tm.Month(), tm.Day(), tm.Hour(), tm.Minute(), tm.Second(), tm.Nanosecond(), time.UTC)
+	}
+	return tm.UTC().Format("2006-01-02 15:04:05.000000"), nil
 }
 
 // parseTimeText reads a date or timestamp as engines print them.
