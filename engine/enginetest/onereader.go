@@ -108,79 +108,90 @@ func ParquetOf(t testing.TB, schema *arrow.Schema, fill func(b *array.RecordBuil
 // file and line; in a new column they are text, as written. (What the
 // engines' own readers did: docs/decisions/0019-one-reader-divergences.md.)
 func testClockWords(t *testing.T, h Harness) {
-	t.Run("declared", func(t *testing.T) {
-		e := NewEnv(t, h)
-		j := e.Job(plainJob + "columns:\n  d: DATE\n  ts: TIMESTAMP\n")
-		for _, c := range []struct{ col, value, why string }{
-			{"d", "today", "is not a date (like 2026-11-28)"},
-			{"d", "now", "is not a date"},
-			{"d", "epoch", "is not a date"},
-			{"d", "infinity", "is not a date"},
-			{"d", "1/8/2026", "is not a date (like 2026-11-28): it is written day or month first"},
-			{"d", "2026/01/08", "is not a date (like 2026-11-28): it is written day or month first"},
-			{"d", "08.01.2026", "is not a date (like 2026-11-28): it is written day or month first"},
-			{"d", `"January 8, 2026"`, "is not a date"},
-			{"d", "20260108", "is not a date"},
-			{"d", "2026-1-8", "is not a date"},
-			{"d", "J2461049", "is not a date"},
-			{"d", "2026-01-08 00:00:00", "is not a date (like 2026-11-28): a DATE column would drop its time of day"},
-			{"ts", "now", "is not a date or timestamp (like 2026-11-28 13:45:00)"},
-			{"ts", "today", "is not a date or timestamp"},
-			{"ts", "allballs", "is not a date or timestamp"},
-			{"ts", "04:05:06 PST", "is not a date or timestamp"},
-			{"ts", "2026-01-08 04:05:06 PST", "names its time zone: write its UTC offset instead"},
-			{"ts", "2026-01-08 04:05:06 America/New_York", "names its time zone"},
-			{"ts", "2026-01-08 04:05:06+01:00", "has a UTC offset, which a TIMESTAMP column would drop"},
-			{"ts", "2026-01-08 24:00:00", "is not a date or timestamp"},
-			{"ts", "1/8/2026 04:05:06", "is not a date or timestamp (like 2026-11-28 13:45:00): it is written day or month first"},
-		} {
-			d, ts := "2024-05-01", "2024-05-01 10:00:00"
-			if c.col == "d" {
-				d = c.value
-			} else {
-				ts = c.value
-			}
-			p := e.Write("in/x.csv", "id,day,d,ts\n1,2024-05-01,2024-05-01,2024-05-01 10:00:00\n2,2024-05-01,"+d+","+ts+"\n")
-			e.refused(j, "2024-05-01", fmt.Sprintf("%s line 3: column %q: %q %s", p, c.col, strings.Trim(c.value, `"`), c.why))
-		}
-		require.Empty(t, e.Trace().Tables)
-		p := e.Write("in/x.csv", "id,day,d,ts\n1,2024-05-01,today,now\n")
-		e.requireRefused(j, "2024-05-01", 1, p+` line 2: column "d": "today" is not a date (like 2026-11-28)`, "(columns: declares it DATE)")
-	})
-	t.Run("undeclared", func(t *testing.T) {
-		e := NewEnv(t, h)
-		e.Write("in/x.csv", "id,day,note\n1,2024-05-01,1/8/2026\n2,2024-05-01,04:05:06 PST\n3,2024-05-01,today\n4,2024-05-01,now\n"+
-			"5,2024-05-01,2026-01-08 04:05:06 PST\n6,2024-05-01,allballs\n")
-		e.MustRun(e.Job(plainJob), "2024-05-01")
-		require.Equal(t, []string{"id int64 | day date | note text",
-			`1 | 2024-05-01 | "1/8/2026"`, `2 | 2024-05-01 | "04:05:06 PST"`, `3 | 2024-05-01 | "today"`,
-			`4 | 2024-05-01 | "now"`, `5 | 2024-05-01 | "2026-01-08 04:05:06 PST"`, `6 | 2024-05-01 | "allballs"`}, e.dump())
-	})
+	t.Run("declared", func(t *testing.T) { testClockWordsDeclared(t, h) })
+	t.Run("undeclared", func(t *testing.T) { testClockWordsUndeclared(t, h) })
 	// The target's DATE column, a value past any reader's sample.
-	t.Run("target", func(t *testing.T) {
-		e, j := loaded(t, h, plainJob, "id,day,d\n1,2024-05-01,2024-05-01\n")
-		var b strings.Builder
-		b.WriteString("id,day,d\n")
-		for i := range beyondSample {
-			fmt.Fprintf(&b, "%d,2024-05-01,2024-05-01\n", i)
-		}
-		b.WriteString("0,2024-05-01,today\n")
-		p := e.Write("in/x.csv", b.String())
-		e.refused(j, "2024-05-01", fmt.Sprintf(`%s line %d: column "d": "today" is not a date`, p, beyondSample+2), "never changes silently")
-	})
+	t.Run("target", func(t *testing.T) { testClockWordsTarget(t, h) })
 	// The partition column of a new target: its dates decide it is one.
-	t.Run("partition", func(t *testing.T) {
-		e := NewEnv(t, h)
-		var b strings.Builder
-		b.WriteString("id,day\n")
-		for i := range beyondSample {
-			fmt.Fprintf(&b, "%d,2024-05-01\n", i)
+	t.Run("partition", func(t *testing.T) { testClockWordsPartition(t, h) })
+}
+
+// testClockWordsDeclared: each word in a declared DATE or TIMESTAMP column
+// is refused by file and line, and nothing is created.
+func testClockWordsDeclared(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	j := e.Job(plainJob + "columns:\n  d: DATE\n  ts: TIMESTAMP\n")
+	for _, c := range []struct{ col, value, why string }{
+		{"d", "today", "is not a date (like 2026-11-28)"},
+		{"d", "now", "is not a date"},
+		{"d", "epoch", "is not a date"},
+		{"d", "infinity", "is not a date"},
+		{"d", "1/8/2026", "is not a date (like 2026-11-28): it is written day or month first"},
+		{"d", "2026/01/08", "is not a date (like 2026-11-28): it is written day or month first"},
+		{"d", "08.01.2026", "is not a date (like 2026-11-28): it is written day or month first"},
+		{"d", `"January 8, 2026"`, "is not a date"},
+		{"d", "20260108", "is not a date"},
+		{"d", "2026-1-8", "is not a date"},
+		{"d", "J2461049", "is not a date"},
+		{"d", "2026-01-08 00:00:00", "is not a date (like 2026-11-28): a DATE column would drop its time of day"},
+		{"ts", "now", "is not a date or timestamp (like 2026-11-28 13:45:00)"},
+		{"ts", "today", "is not a date or timestamp"},
+		{"ts", "allballs", "is not a date or timestamp"},
+		{"ts", "04:05:06 PST", "is not a date or timestamp"},
+		{"ts", "2026-01-08 04:05:06 PST", "names its time zone: write its UTC offset instead"},
+		{"ts", "2026-01-08 04:05:06 America/New_York", "names its time zone"},
+		{"ts", "2026-01-08 04:05:06+01:00", "has a UTC offset, which a TIMESTAMP column would drop"},
+		{"ts", "2026-01-08 24:00:00", "is not a date or timestamp"},
+		{"ts", "1/8/2026 04:05:06", "is not a date or timestamp (like 2026-11-28 13:45:00): it is written day or month first"},
+	} {
+		d, ts := "2024-05-01", "2024-05-01 10:00:00"
+		if c.col == "d" {
+			d = c.value
+		} else {
+			ts = c.value
 		}
-		b.WriteString("0,now\n")
-		p := e.Write("in/x.csv", b.String())
-		e.refused(e.Job(plainJob), "2024-05-01", fmt.Sprintf(`%s line %d: column "day": "now" is not a date or timestamp`, p, beyondSample+2))
-		require.Empty(t, e.Trace().Tables)
-	})
+		p := e.Write("in/x.csv", "id,day,d,ts\n1,2024-05-01,2024-05-01,2024-05-01 10:00:00\n2,2024-05-01,"+d+","+ts+"\n")
+		e.refused(j, "2024-05-01", fmt.Sprintf("%s line 3: column %q: %q %s", p, c.col, strings.Trim(c.value, `"`), c.why))
+	}
+	require.Empty(t, e.Trace().Tables)
+	p := e.Write("in/x.csv", "id,day,d,ts\n1,2024-05-01,today,now\n")
+	e.requireRefused(j, "2024-05-01", 1, p+` line 2: column "d": "today" is not a date (like 2026-11-28)`, "(columns: declares it DATE)")
+}
+
+// testClockWordsUndeclared: in a new column the words are text, as written.
+func testClockWordsUndeclared(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/x.csv", "id,day,note\n1,2024-05-01,1/8/2026\n2,2024-05-01,04:05:06 PST\n3,2024-05-01,today\n4,2024-05-01,now\n"+
+		"5,2024-05-01,2026-01-08 04:05:06 PST\n6,2024-05-01,allballs\n")
+	e.MustRun(e.Job(plainJob), "2024-05-01")
+	require.Equal(t, []string{"id int64 | day date | note text",
+		`1 | 2024-05-01 | "1/8/2026"`, `2 | 2024-05-01 | "04:05:06 PST"`, `3 | 2024-05-01 | "today"`,
+		`4 | 2024-05-01 | "now"`, `5 | 2024-05-01 | "2026-01-08 04:05:06 PST"`, `6 | 2024-05-01 | "allballs"`}, e.dump())
+}
+
+func testClockWordsTarget(t *testing.T, h Harness) {
+	e, j := loaded(t, h, plainJob, "id,day,d\n1,2024-05-01,2024-05-01\n")
+	var b strings.Builder
+	b.WriteString("id,day,d\n")
+	for i := range beyondSample {
+		fmt.Fprintf(&b, "%d,2024-05-01,2024-05-01\n", i)
+	}
+	b.WriteString("0,2024-05-01,today\n")
+	p := e.Write("in/x.csv", b.String())
+	e.refused(j, "2024-05-01", fmt.Sprintf(`%s line %d: column "d": "today" is not a date`, p, beyondSample+2), "never changes silently")
+}
+
+func testClockWordsPartition(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	var b strings.Builder
+	b.WriteString("id,day\n")
+	for i := range beyondSample {
+		fmt.Fprintf(&b, "%d,2024-05-01\n", i)
+	}
+	b.WriteString("0,now\n")
+	p := e.Write("in/x.csv", b.String())
+	e.refused(e.Job(plainJob), "2024-05-01", fmt.Sprintf(`%s line %d: column "day": "now" is not a date or timestamp`, p, beyondSample+2))
+	require.Empty(t, e.Trace().Tables)
 }
 
 // File names holding glob characters are read as the files they name,
