@@ -178,7 +178,6 @@ func yamlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 // third of the processes.
 func testPasswordsNeverPrinted(t *testing.T, h Harness) {
 	for i, pw := range HostilePasswords {
-		tries := func(k int) bool { return !testing.Short() || (i+k)%3 == 0 }
 		// A target and a folder for each password, made by the parent: a
 		// subtest's folder would be named after the password.
 		e := NewEnv(t, h)
@@ -187,65 +186,93 @@ func testPasswordsNeverPrinted(t *testing.T, h Harness) {
 		t.Run(pw, func(t *testing.T) {
 			t.Parallel()
 			e.t = t
-			check := func(what, out string) {
-				t.Helper()
-				RequireNoPassword(t, out, pw, what)
-			}
-			jobFile := func(name, url, body string) string {
-				return e.Write(name, fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: %s\n%s", url, e.Sales("orders"), body))
-			}
-			runAll := func(label, url string, okCode int) {
-				t.Helper()
-				literal := jobFile("lit.yaml", yamlQuote(url), filesJob)
-				viaEnv := jobFile("env.yaml", "${IDEM_T}", filesJob)
-				env := []string{"IDEM_T=" + url}
-				for k, args := range [][]string{
-					{"run", literal, "--date", "2026-11-28", "--json"},
-					{"-v", "run", literal, "--date", "2026-11-28", "--force"},
-					{"run", viaEnv, "--date", "2026-11-28", "--json"},
-					{"-v", "run", viaEnv, "--date", "2026-11-28"},
-					{"checksum", url, e.Sales("orders"), "--exclude", "_loaded_at"},
-					{"-v", "checksum", url, e.Sales("orders"), "--json"},
-				} {
-					if !tries(k) {
-						continue
-					}
-					code, out := runIdem(t, env, args...)
-					check(label+" "+strings.Join(args[:2], " "), out)
-					require.Equal(t, okCode, code, "%s %v: %s", label, args, out)
-				}
-				// And the failures of a reachable target: bad input, a
-				// missing table, a bad --where.
-				if okCode == 0 && tries(0) {
-					failing := jobFile("bad/job.yaml", yamlQuote(url), filesJob)
-					code, out := runIdem(t, env, "-v", "run", failing, "--date", "2026-11-28", "--json")
-					check(label+" failing run", out)
-					require.Equal(t, 1, code, out)
-				}
-				if okCode == 0 && tries(1) {
-					code, out := runIdem(t, env, "-v", "checksum", url, e.Sales("nope"))
-					check(label+" missing table", out)
-					require.Equal(t, 2, code, out)
-				}
-				if okCode == 0 && tries(2) {
-					code, out := runIdem(t, env, "checksum", url, e.Sales("orders"), "--where", "no_such_col = 1")
-					check(label+" bad where", out)
-					require.Equal(t, 1, code, out)
-				}
-			}
+			c := passwordCheck{t: t, e: e, pw: pw, i: i}
 			if url, ok := withPassword(e.URL, pw); ok {
 				if db, err := idem.Open(context.Background(), url, e.Dir, time.Minute); err == nil {
 					db.Close()
-					runAll("reachable", url, 0)
+					c.runAll("reachable", url, 0)
 				} else {
-					check("open", err.Error())
+					c.check("open", err.Error())
 					t.Logf("the server refuses the password (%v); only failures are checked", err)
 				}
 			}
 			// Engine-independent failures: unparsable (exit 2) and
 			// unreachable (exit 75: try again later).
-			runAll("unparsable", "postgres://adv_u:"+pw+"@127.0.0.1:notaport/db", 2)
-			runAll("unreachable", "postgres://adv_u:"+pw+"@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", 75)
+			c.runAll("unparsable", "postgres://adv_u:"+pw+"@127.0.0.1:notaport/db", 2)
+			c.runAll("unreachable", "postgres://adv_u:"+pw+"@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", 75)
 		})
+	}
+}
+
+// passwordCheck runs idem on targets whose URL holds the i-th hostile
+// password pw, and checks no output holds it.
+type passwordCheck struct {
+	t  *testing.T
+	e  *Env
+	pw string
+	i  int
+}
+
+// tries reports whether command k is tried with this password: all of
+// them, or with -short a third (the Latin square above).
+func (c passwordCheck) tries(k int) bool { return !testing.Short() || (c.i+k)%3 == 0 }
+
+func (c passwordCheck) check(what, out string) {
+	c.t.Helper()
+	RequireNoPassword(c.t, out, c.pw, what)
+}
+
+func (c passwordCheck) jobFile(name, url, body string) string {
+	return c.e.Write(name, fmt.Sprintf("idem: 1\ntarget:\n  url: %s\n  table: %s\n%s", url, c.e.Sales("orders"), body))
+}
+
+// runAll runs and checksums the target at url, the URL in the job file
+// and through ${VAR}, each expected to exit okCode.
+func (c passwordCheck) runAll(label, url string, okCode int) {
+	t, e := c.t, c.e
+	t.Helper()
+	literal := c.jobFile("lit.yaml", yamlQuote(url), filesJob)
+	viaEnv := c.jobFile("env.yaml", "${IDEM_T}", filesJob)
+	env := []string{"IDEM_T=" + url}
+	for k, args := range [][]string{
+		{"run", literal, "--date", "2026-11-28", "--json"},
+		{"-v", "run", literal, "--date", "2026-11-28", "--force"},
+		{"run", viaEnv, "--date", "2026-11-28", "--json"},
+		{"-v", "run", viaEnv, "--date", "2026-11-28"},
+		{"checksum", url, e.Sales("orders"), "--exclude", "_loaded_at"},
+		{"-v", "checksum", url, e.Sales("orders"), "--json"},
+	} {
+		if !c.tries(k) {
+			continue
+		}
+		code, out := runIdem(t, env, args...)
+		c.check(label+" "+strings.Join(args[:2], " "), out)
+		require.Equal(t, okCode, code, "%s %v: %s", label, args, out)
+	}
+	if okCode == 0 {
+		c.runFailures(label, url, env)
+	}
+}
+
+// runFailures checks the failures of a reachable target: bad input, a
+// missing table, a bad --where.
+func (c passwordCheck) runFailures(label, url string, env []string) {
+	t, e := c.t, c.e
+	t.Helper()
+	if c.tries(0) {
+		failing := c.jobFile("bad/job.yaml", yamlQuote(url), filesJob)
+		code, out := runIdem(t, env, "-v", "run", failing, "--date", "2026-11-28", "--json")
+		c.check(label+" failing run", out)
+		require.Equal(t, 1, code, out)
+	}
+	if c.tries(1) {
+		code, out := runIdem(t, env, "-v", "checksum", url, e.Sales("nope"))
+		c.check(label+" missing table", out)
+		require.Equal(t, 2, code, out)
+	}
+	if c.tries(2) {
+		code, out := runIdem(t, env, "checksum", url, e.Sales("orders"), "--where", "no_such_col = 1")
+		c.check(label+" bad where", out)
+		require.Equal(t, 1, code, out)
 	}
 }
