@@ -22,12 +22,16 @@ type keyAt struct {
 	line int
 }
 
+// jsonlScan is what scanJSONL learns across an input's files.
+type jsonlScan struct {
+	keys    jsonKeys
+	guesses []*guess
+	set     []bool // per column: whether the current line gave it
+}
+
 // scanJSONL is Scan for JSON Lines files.
 func (in *Input) scanJSONL(ctx context.Context) error {
-	keys := jsonKeys{exact: map[string]int{}, folded: map[string]keyAt{}}
-	var guesses []*guess
-	lim := in.spec.Limits
-	var set []bool
+	s := &jsonlScan{keys: jsonKeys{exact: map[string]int{}, folded: map[string]keyAt{}}}
 	var sums []string
 	for _, path := range in.spec.Paths {
 		fs, err := stat(path)
@@ -39,66 +43,7 @@ func (in *Input) scanJSONL(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		j := newJSONLReader(f)
-		err = func() error {
-			for n := 0; ; n++ {
-				if n&0xffff == 0 && ctx.Err() != nil {
-					return ctx.Err()
-				}
-				line, err := j.nextLine()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return jsonError(path, j.line, err)
-				}
-				fs.rows++
-				in.Rows++
-				clear(set)
-				j.p.out = j.p.out[:0]
-				err = j.p.object(line, func(key []byte, v field) error {
-					ci, ok := keys.exact[string(key)]
-					if !ok {
-						name := string(key)
-						low := strings.ToLower(name)
-						if prev, clash := keys.folded[low]; clash {
-							return &Error{File: path, Line: j.line, Msg: fmt.Sprintf(
-								"key %q differs only in case from key %q (%s line %d): engines that fold names would load both into one column; spell each key one way",
-								name, prev.name, baseName(prev.file), prev.line)}
-						}
-						if err := checkName(path, j.line, name); err != nil {
-							return err
-						}
-						keys.folded[low] = keyAt{name: name, file: path, line: j.line}
-						ci = in.addColumn(name)
-						keys.exact[name] = ci
-						guesses = append(guesses, &guess{})
-						set = append(set, false)
-					}
-					set[ci] = true
-					col := &in.Columns[ci]
-					if col.Fixed {
-						if err := check(v, col.Type, lim); err != nil {
-							return at(err, path, j.line, col.Name, v.b)
-						}
-					} else {
-						guesses[ci].add(v, path, j.line)
-					}
-					if v.json == jsonNull {
-						in.noteNull(ci, path, j.line, line)
-					}
-					return nil
-				})
-				if err != nil {
-					return jsonError(path, j.line, err)
-				}
-				for ci, ok := range set {
-					if !ok {
-						in.noteNull(ci, path, j.line, line)
-					}
-				}
-			}
-		}()
+		err = in.scanJSONLFile(ctx, s, path, &fs, newJSONLReader(f))
 		if err == nil {
 			if err = f.finish(); err != nil {
 				err = readError(path, err)
@@ -112,7 +57,85 @@ func (in *Input) scanJSONL(ctx context.Context) error {
 		in.files = append(in.files, fs)
 	}
 	in.Fingerprint = combine(sums)
-	return in.decide(guesses)
+	return in.decide(s.guesses)
+}
+
+// scanJSONLFile scans every line of one file, counting its rows in fs.
+func (in *Input) scanJSONLFile(ctx context.Context, s *jsonlScan, path string, fs *fileState, j *jsonlReader) error {
+	lim := in.spec.Limits
+	for n := 0; ; n++ {
+		if n&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line, err := j.nextLine()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return jsonError(path, j.line, err)
+		}
+		fs.rows++
+		in.Rows++
+		clear(s.set)
+		j.p.out = j.p.out[:0]
+		err = j.p.object(line, func(key []byte, v field) error {
+			return in.scanJSONLValue(s, lim, path, j.line, line, key, v)
+		})
+		if err != nil {
+			return jsonError(path, j.line, err)
+		}
+		for ci, ok := range s.set {
+			if !ok {
+				in.noteNull(ci, path, j.line, line)
+			}
+		}
+	}
+}
+
+// scanJSONLValue checks, or adds to its column's guess, the value of key
+// on line n.
+func (in *Input) scanJSONLValue(s *jsonlScan, lim *Limits, path string, n int, line, key []byte, v field) error {
+	ci, ok := s.keys.exact[string(key)]
+	if !ok {
+		var err error
+		if ci, err = in.addJSONLKey(s, path, n, key); err != nil {
+			return err
+		}
+	}
+	s.set[ci] = true
+	col := &in.Columns[ci]
+	if col.Fixed {
+		if err := check(v, col.Type, lim); err != nil {
+			return at(err, path, n, col.Name, v.b)
+		}
+	} else {
+		s.guesses[ci].add(v, path, n)
+	}
+	if v.json == jsonNull {
+		in.noteNull(ci, path, n, line)
+	}
+	return nil
+}
+
+// addJSONLKey adds a column for a key first seen on line n, refusing one
+// that differs only in case from a key seen before.
+func (in *Input) addJSONLKey(s *jsonlScan, path string, n int, key []byte) (int, error) {
+	name := string(key)
+	low := strings.ToLower(name)
+	if prev, clash := s.keys.folded[low]; clash {
+		return 0, &Error{File: path, Line: n, Msg: fmt.Sprintf(
+			"key %q differs only in case from key %q (%s line %d): engines that fold names would load both into one column; spell each key one way",
+			name, prev.name, baseName(prev.file), prev.line)}
+	}
+	if err := checkName(path, n, name); err != nil {
+		return 0, err
+	}
+	s.keys.folded[low] = keyAt{name: name, file: path, line: n}
+	ci := in.addColumn(name)
+	s.keys.exact[name] = ci
+	s.guesses = append(s.guesses, &guess{})
+	s.set = append(s.set, false)
+	return ci, nil
 }
 
 // noteNull remembers where a located column is NULL.
@@ -140,16 +163,20 @@ func jsonError(path string, line int, err error) error {
 	return readError(path, err)
 }
 
+// jsonlRead is readJSONL's state across an input's files.
+type jsonlRead struct {
+	exact map[string]int // a key's column
+	set   []bool         // per column: whether the current line gave it
+	b     *Batch
+	ar    *arena
+}
+
 // readJSONL is Read for JSON Lines files.
 func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
-	exact := map[string]int{}
+	r := &jsonlRead{exact: map[string]int{}, set: make([]bool, len(in.Columns)), b: in.newBatch(), ar: &arena{}}
 	for i, c := range in.Columns {
-		exact[c.Name] = i
+		r.exact[c.Name] = i
 	}
-	lim := in.spec.Limits
-	b := in.newBatch()
-	ar := &arena{}
-	set := make([]bool, len(in.Columns))
 	for _, fs := range in.files {
 		if err := fs.unchanged(); err != nil {
 			return err
@@ -158,48 +185,7 @@ func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
 		if err != nil {
 			return err
 		}
-		j := newJSONLReader(f)
-		rows := int64(0)
-		err = func() error {
-			for {
-				line, err := j.nextLine()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return jsonError(fs.path, j.line, err)
-				}
-				clear(set)
-				j.p.out = j.p.out[:0]
-				err = j.p.object(line, func(key []byte, v field) error {
-					ci, ok := exact[string(key)]
-					if !ok {
-						return fmt.Errorf("%w: %s line %d has key %q", ErrChanged, fs.path, j.line, key)
-					}
-					set[ci] = true
-					if err := put(b.Cols[ci], v, ar, lim); err != nil {
-						return at(err, fs.path, j.line, in.Columns[ci].Name, v.b)
-					}
-					return nil
-				})
-				if err != nil {
-					return jsonError(fs.path, j.line, err)
-				}
-				for ci, ok := range set {
-					if !ok {
-						b.Cols[ci].appendNull()
-					}
-				}
-				rows++
-				b.Len++
-				if b.Len == BatchRows {
-					if err := send(b); err != nil {
-						return err
-					}
-					b, ar = in.newBatch(), &arena{}
-				}
-			}
-		}()
+		rows, err := in.readJSONLFile(r, fs.path, newJSONLReader(f), send)
 		f.Close()
 		if err != nil {
 			return err
@@ -208,8 +194,63 @@ func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
 			return fmt.Errorf("%w: %s has %d rows, not the %d it had", ErrChanged, fs.path, rows, fs.rows)
 		}
 	}
-	if b.Len > 0 {
-		return send(b)
+	if r.b.Len > 0 {
+		return send(r.b)
+	}
+	return nil
+}
+
+// readJSONLFile reads every line of one file into r's batches, sending
+// each full one; it returns the file's rows.
+func (in *Input) readJSONLFile(r *jsonlRead, path string, j *jsonlReader, send func(*Batch) error) (int64, error) {
+	rows := int64(0)
+	for {
+		line, err := j.nextLine()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, jsonError(path, j.line, err)
+		}
+		if err := in.readJSONLLine(r, path, j, line); err != nil {
+			return rows, err
+		}
+		rows++
+		r.b.Len++
+		if r.b.Len == BatchRows {
+			if err := send(r.b); err != nil {
+				return rows, err
+			}
+			r.b, r.ar = in.newBatch(), &arena{}
+		}
+	}
+}
+
+// readJSONLLine appends one line's values to r's batch, NULL for a key
+// the line lacks.
+func (in *Input) readJSONLLine(r *jsonlRead, path string, j *jsonlReader, line []byte) error {
+	lim := in.spec.Limits
+	b, ar := r.b, r.ar
+	clear(r.set)
+	j.p.out = j.p.out[:0]
+	err := j.p.object(line, func(key []byte, v field) error {
+		ci, ok := r.exact[string(key)]
+		if !ok {
+			return fmt.Errorf("%w: %s line %d has key %q", ErrChanged, path, j.line, key)
+		}
+		r.set[ci] = true
+		if err := put(b.Cols[ci], v, ar, lim); err != nil {
+			return at(err, path, j.line, in.Columns[ci].Name, v.b)
+		}
+		return nil
+	})
+	if err != nil {
+		return jsonError(path, j.line, err)
+	}
+	for ci, ok := range r.set {
+		if !ok {
+			b.Cols[ci].appendNull()
+		}
 	}
 	return nil
 }
