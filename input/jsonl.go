@@ -244,45 +244,21 @@ func (p *jsonParser) nested() error {
 		return nil
 	}
 	var seen map[string]struct{}
+	if open == '{' {
+		seen = map[string]struct{}{}
+	}
 	for n := 0; ; n++ {
 		p.skipSpace()
 		if n > 0 {
 			p.out = append(p.out, ',')
 		}
 		if open == '{' {
-			kstart := len(p.out)
-			if err := p.str(); err != nil {
+			if err := p.nestedKey(seen); err != nil {
 				return err
 			}
-			k := string(p.out[kstart:])
-			if seen == nil {
-				seen = map[string]struct{}{}
-			}
-			if _, dup := seen[k]; dup {
-				return &errJSON{msg: fmt.Sprintf("a nested object names key %q twice", k)}
-			}
-			seen[k] = struct{}{}
-			p.out = appendJSONString(p.out[:kstart], p.out[kstart:])
-			p.skipSpace()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return errors.New("a key is not followed by a colon")
-			}
-			p.i++
-			p.out = append(p.out, ':')
-			p.skipSpace()
 		}
-		vstart := len(p.out)
-		f, err := p.value()
-		if err != nil {
+		if err := p.nestedValue(); err != nil {
 			return err
-		}
-		switch f.json {
-		case jsonString:
-			p.out = appendJSONString(p.out[:vstart], p.out[vstart:])
-		case jsonNull:
-			p.out = append(p.out, "null"...)
-		case jsonBool, jsonNumber:
-			p.out = append(p.out, f.b...)
 		}
 		p.skipSpace()
 		if p.i < len(p.b) && p.b[p.i] == ',' {
@@ -296,6 +272,47 @@ func (p *jsonParser) nested() error {
 		}
 		return fmt.Errorf("expected , or %c", closer)
 	}
+}
+
+// nestedKey writes a nested object's key at p.i, and its colon, to out;
+// seen holds the object's keys so far.
+func (p *jsonParser) nestedKey(seen map[string]struct{}) error {
+	kstart := len(p.out)
+	if err := p.str(); err != nil {
+		return err
+	}
+	k := string(p.out[kstart:])
+	if _, dup := seen[k]; dup {
+		return &errJSON{msg: fmt.Sprintf("a nested object names key %q twice", k)}
+	}
+	seen[k] = struct{}{}
+	p.out = appendJSONString(p.out[:kstart], p.out[kstart:])
+	p.skipSpace()
+	if p.i >= len(p.b) || p.b[p.i] != ':' {
+		return errors.New("a key is not followed by a colon")
+	}
+	p.i++
+	p.out = append(p.out, ':')
+	p.skipSpace()
+	return nil
+}
+
+// nestedValue writes the value at p.i to out as canonical text.
+func (p *jsonParser) nestedValue() error {
+	vstart := len(p.out)
+	f, err := p.value()
+	if err != nil {
+		return err
+	}
+	switch f.json {
+	case jsonString:
+		p.out = appendJSONString(p.out[:vstart], p.out[vstart:])
+	case jsonNull:
+		p.out = append(p.out, "null"...)
+	case jsonBool, jsonNumber:
+		p.out = append(p.out, f.b...)
+	}
+	return nil
 }
 
 // appendJSONString appends s (unescaped text, which may alias the tail of
@@ -349,54 +366,63 @@ func (p *jsonParser) str() error {
 		case c < 0x20:
 			return errors.New("a control character inside a string")
 		}
-		// An escape.
-		p.i++
-		if p.i >= len(p.b) {
-			return errors.New("a string is never closed")
-		}
-		e := p.b[p.i]
-		p.i++
-		switch e {
-		case '"', '\\', '/':
-			p.out = append(p.out, e)
-		case 'b':
-			p.out = append(p.out, '\b')
-		case 'f':
-			p.out = append(p.out, '\f')
-		case 'n':
-			p.out = append(p.out, '\n')
-		case 'r':
-			p.out = append(p.out, '\r')
-		case 't':
-			p.out = append(p.out, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return errors.New(`a \u escape without four hex digits`)
-			}
-			if utf16.IsSurrogate(r) {
-				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
-					p.i += 2
-					r2, ok := p.hex4()
-					if !ok {
-						return errors.New(`a \u escape without four hex digits`)
-					}
-					r = utf16.DecodeRune(r, r2)
-				} else {
-					r = utf8.RuneError
-				}
-				if r == utf8.RuneError {
-					return &errJSON{msg: `a string holds half of a UTF-16 surrogate pair (\ud800 to \udfff alone is not text)`}
-				}
-			}
-			if r == 0 {
-				return &errJSON{msg: `a string holds a NUL (\u0000), which PostgreSQL cannot store in text`}
-			}
-			p.out = utf8.AppendRune(p.out, r)
-		default:
-			return fmt.Errorf(`\%c is not a JSON escape`, e)
+		if err := p.escape(); err != nil {
+			return err
 		}
 	}
+}
+
+// jsonEscapes is the byte each one-letter escape stands for (0: none).
+var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape reads the escape whose backslash is at p.i and appends what it
+// stands for to out.
+func (p *jsonParser) escape() error {
+	p.i++
+	if p.i >= len(p.b) {
+		return errors.New("a string is never closed")
+	}
+	e := p.b[p.i]
+	p.i++
+	if c := jsonEscapes[e]; c != 0 {
+		p.out = append(p.out, c)
+		return nil
+	}
+	if e != 'u' {
+		return fmt.Errorf(`\%c is not a JSON escape`, e)
+	}
+	r, ok := p.hex4()
+	if !ok {
+		return errors.New(`a \u escape without four hex digits`)
+	}
+	if utf16.IsSurrogate(r) {
+		if r, ok = p.lowSurrogate(r); !ok {
+			return errors.New(`a \u escape without four hex digits`)
+		}
+		if r == utf8.RuneError {
+			return &errJSON{msg: `a string holds half of a UTF-16 surrogate pair (\ud800 to \udfff alone is not text)`}
+		}
+	}
+	if r == 0 {
+		return &errJSON{msg: `a string holds a NUL (\u0000), which PostgreSQL cannot store in text`}
+	}
+	p.out = utf8.AppendRune(p.out, r)
+	return nil
+}
+
+// lowSurrogate reads the \u escape at p.i that completes the surrogate
+// pair r begins: utf8.RuneError when none follows or the pair is not one;
+// false when that escape lacks its four hex digits.
+func (p *jsonParser) lowSurrogate(r rune) (rune, bool) {
+	if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
+		return utf8.RuneError, true
+	}
+	p.i += 2
+	r2, ok := p.hex4()
+	if !ok {
+		return 0, false
+	}
+	return utf16.DecodeRune(r, r2), true
 }
 
 func (p *jsonParser) hex4() (rune, bool) {
