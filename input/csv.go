@@ -214,25 +214,11 @@ func (c *csvReader) split(rec []byte) ([]field, int, error) {
 	i := 0
 	for {
 		if i < len(rec) && rec[i] == '"' {
-			// A quoted field: unquote it in place.
-			w := i
 			start := i
-			i++
-			for {
-				q := bytes.IndexByte(rec[i:], '"')
-				if q < 0 { // recordEnd saw it closed
-					return nil, inner, &errCSV{line: c.line, msg: "a quoted field is never closed"}
-				}
-				inner += bytes.Count(rec[i:i+q], []byte{'\n'})
-				w += copy(rec[w:], rec[i:i+q])
-				i += q + 1
-				if i < len(rec) && rec[i] == '"' {
-					rec[w] = '"'
-					w++
-					i++
-					continue
-				}
-				break
+			var w int
+			var err error
+			if w, i, inner, err = c.unquote(rec, i, inner); err != nil {
+				return nil, inner, err
 			}
 			fs = append(fs, field{b: rec[start:w], quoted: true})
 			if i == len(rec) {
@@ -254,15 +240,8 @@ func (c *csvReader) split(rec []byte) ([]field, int, error) {
 			end = i + j
 		}
 		v := rec[i:end]
-		if k := bytes.IndexByte(v, '"'); k >= 0 {
-			msg := fmt.Sprintf("field %d holds a quote but does not start with one: quote the whole field and double the quotes inside it", len(fs)+1)
-			if k > 0 && len(bytes.TrimLeft(v[:k], " \t")) == 0 {
-				msg = fmt.Sprintf("field %d has a space before its opening quote: the quote must be the field's first character", len(fs)+1)
-			}
-			return nil, inner, &errCSV{line: c.line + inner, msg: msg}
-		}
-		if k := bytes.IndexByte(v, '\r'); k >= 0 {
-			return nil, inner, &errCSV{line: c.line + inner, msg: fmt.Sprintf("field %d holds a carriage return that does not end a line (quote the field if it belongs to the value)", len(fs)+1)}
+		if bytes.IndexByte(v, '"') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
+			return nil, inner, c.unquotedError(v, len(fs)+1, inner)
 		}
 		fs = append(fs, field{b: v})
 		if j < 0 {
@@ -276,6 +255,43 @@ func (c *csvReader) split(rec []byte) ([]field, int, error) {
 	}
 	c.fields = fs
 	return fs, inner, nil
+}
+
+// unquote unquotes, in place, the quoted field whose opening quote is at
+// rec[i]. It returns w, the field's content being rec[i:w]; the index past
+// its closing quote; and inner plus the line feeds inside it.
+func (c *csvReader) unquote(rec []byte, i, inner int) (int, int, int, error) {
+	w := i
+	i++
+	for {
+		q := bytes.IndexByte(rec[i:], '"')
+		if q < 0 { // recordEnd saw it closed
+			return 0, 0, inner, &errCSV{line: c.line, msg: "a quoted field is never closed"}
+		}
+		inner += bytes.Count(rec[i:i+q], []byte{'\n'})
+		w += copy(rec[w:], rec[i:i+q])
+		i += q + 1
+		if i < len(rec) && rec[i] == '"' {
+			rec[w] = '"'
+			w++
+			i++
+			continue
+		}
+		return w, i, inner, nil
+	}
+}
+
+// unquotedError says why field n, unquoted, is refused: it holds a quote
+// or a carriage return.
+func (c *csvReader) unquotedError(v []byte, n, inner int) error {
+	if k := bytes.IndexByte(v, '"'); k >= 0 {
+		msg := fmt.Sprintf("field %d holds a quote but does not start with one: quote the whole field and double the quotes inside it", n)
+		if k > 0 && len(bytes.TrimLeft(v[:k], " \t")) == 0 {
+			msg = fmt.Sprintf("field %d has a space before its opening quote: the quote must be the field's first character", n)
+		}
+		return &errCSV{line: c.line + inner, msg: msg}
+	}
+	return &errCSV{line: c.line + inner, msg: fmt.Sprintf("field %d holds a carriage return that does not end a line (quote the field if it belongs to the value)", n)}
 }
 
 // csvDelimiters are the delimiters a header may use.
