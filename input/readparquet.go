@@ -161,12 +161,17 @@ func joinTypes(a, b Type) (Type, bool) {
 	return Type{}, false
 }
 
+// parquetScan is what scanParquet learns across an input's files.
+type parquetScan struct {
+	natural   []Type // per column: the type its values have in the files
+	firstFile string
+}
+
 // scanParquet is Scan for Parquet files: types from the files' schemas;
 // the values read only where they must be checked (text, a given type,
 // the target's limits).
 func (in *Input) scanParquet(ctx context.Context) error {
-	var natural []Type
-	var firstFile string
+	s := &parquetScan{}
 	var sums []string
 	for fi, path := range in.spec.Paths {
 		fs, err := stat(path)
@@ -182,59 +187,8 @@ func (in *Input) scanParquet(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = func() error {
-			defer pf.Close()
-			schema, err := pf.fr.Schema()
-			if err != nil {
-				return &Error{File: path, Msg: "cannot be read as Parquet: " + err.Error(), Err: err}
-			}
-			names := make([]string, schema.NumFields())
-			for i, f := range schema.Fields() {
-				names[i] = f.Name
-			}
-			if bad := headerProblem(path, names, ','); bad != nil {
-				var e *Error
-				if errors.As(bad, &e) {
-					e.Line = 0
-				}
-				return bad
-			}
-			if fi == 0 {
-				firstFile = path
-				for _, n := range names {
-					in.addColumn(n)
-					natural = append(natural, Type{})
-				}
-			}
-			cols, err := in.mapHeader(path, firstFile, names)
-			if err != nil {
-				var e *Error
-				if errors.As(err, &e) {
-					e.Line = 0
-				}
-				return err
-			}
-			fs.cols = cols
-			for i, f := range schema.Fields() {
-				t, err := naturalType(f.Type)
-				if err != nil {
-					return &Error{File: path, Column: f.Name, Msg: err.Error()}
-				}
-				ci := cols[i]
-				if fi == 0 {
-					natural[ci] = t
-					continue
-				}
-				j, ok := joinTypes(natural[ci], t)
-				if !ok {
-					return &Error{File: path, Column: f.Name, Msg: fmt.Sprintf("is %s here and %s in %s: every file must give a column one type", t, natural[ci], baseName(firstFile))}
-				}
-				natural[ci] = j
-			}
-			fs.rows = pf.rdr.NumRows()
-			in.Rows += fs.rows
-			return nil
-		}()
+		err = in.scanParquetFile(s, fi, path, pf, &fs)
+		pf.Close()
 		if err != nil {
 			return err
 		}
@@ -243,12 +197,78 @@ func (in *Input) scanParquet(ctx context.Context) error {
 	in.Fingerprint = combine(sums)
 	for i := range in.Columns {
 		if !in.Columns[i].Fixed {
-			in.Columns[i].Type = natural[i]
+			in.Columns[i].Type = s.natural[i]
 		}
 	}
 	// Every value is checked where its column's type, or the target's
 	// limits, could refuse it: the load itself then meets no bad value.
 	return in.readParquet(ctx, func(*Batch) error { return nil })
+}
+
+// scanParquetFile reads the schema of file fi: the first file's columns
+// are the input's, every other file must have the same ones.
+func (in *Input) scanParquetFile(s *parquetScan, fi int, path string, pf *parquetFile, fs *fileState) error {
+	schema, err := pf.fr.Schema()
+	if err != nil {
+		return &Error{File: path, Msg: "cannot be read as Parquet: " + err.Error(), Err: err}
+	}
+	names := make([]string, schema.NumFields())
+	for i, f := range schema.Fields() {
+		names[i] = f.Name
+	}
+	if bad := headerProblem(path, names, ','); bad != nil {
+		return withoutLine(bad)
+	}
+	if fi == 0 {
+		s.firstFile = path
+		for _, n := range names {
+			in.addColumn(n)
+			s.natural = append(s.natural, Type{})
+		}
+	}
+	cols, err := in.mapHeader(path, s.firstFile, names)
+	if err != nil {
+		return withoutLine(err)
+	}
+	fs.cols = cols
+	if err := s.joinFileTypes(fi, path, schema.Fields(), cols); err != nil {
+		return err
+	}
+	fs.rows = pf.rdr.NumRows()
+	in.Rows += fs.rows
+	return nil
+}
+
+// withoutLine drops the line from err's location: a Parquet file's
+// columns are on no line.
+func withoutLine(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Line = 0
+	}
+	return err
+}
+
+// joinFileTypes joins the types of file fi's fields, which are columns
+// cols, into the columns' natural types.
+func (s *parquetScan) joinFileTypes(fi int, path string, fields []arrow.Field, cols []int) error {
+	for i, f := range fields {
+		t, err := naturalType(f.Type)
+		if err != nil {
+			return &Error{File: path, Column: f.Name, Msg: err.Error()}
+		}
+		ci := cols[i]
+		if fi == 0 {
+			s.natural[ci] = t
+			continue
+		}
+		j, ok := joinTypes(s.natural[ci], t)
+		if !ok {
+			return &Error{File: path, Column: f.Name, Msg: fmt.Sprintf("is %s here and %s in %s: every file must give a column one type", t, s.natural[ci], baseName(s.firstFile))}
+		}
+		s.natural[ci] = j
+	}
+	return nil
 }
 
 // readParquet is Read for Parquet files: a batch per record batch.
@@ -358,7 +378,7 @@ func putDictionary(v *Vector, d *array.Dictionary, ar *arena, lim *Limits) error
 
 // putNatural appends value i of arr, whose type is v's own.
 func putNatural(v *Vector, arr arrow.Array, i int, ar *arena, lim *Limits) error {
-	t := v.Type
+	var err error
 	switch a := arr.(type) {
 	case *array.Boolean:
 		v.Bool = append(v.Bool, a.Value(i))
@@ -377,44 +397,23 @@ func putNatural(v *Vector, arr arrow.Array, i int, ar *arena, lim *Limits) error
 	case *array.Uint32:
 		v.Int = append(v.Int, int64(a.Value(i)))
 	case *array.Float32:
-		f := float64(a.Value(i))
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return reasonf("is not a number: infinity and NaN are not stored (MariaDB has neither)")
-		}
-		v.Float = append(v.Float, f+0) // -0 is 0
+		err = appendFinite(v, float64(a.Value(i)))
 	case *array.Float64:
-		f := a.Value(i)
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return reasonf("is not a number: infinity and NaN are not stored (MariaDB has neither)")
-		}
-		v.Float = append(v.Float, f+0)
+		err = appendFinite(v, a.Value(i))
 	case *array.Date32:
-		x := int64(a.Value(i))
-		if err := lim.check(t, x); err != nil {
-			return err
-		}
-		v.Int = append(v.Int, x)
+		err = appendWithin(v, int64(a.Value(i)), lim)
 	case *array.Date64:
-		x := floorDiv(int64(a.Value(i)), 86_400_000)
-		if err := lim.check(t, x); err != nil {
-			return err
-		}
-		v.Int = append(v.Int, x)
+		err = appendWithin(v, floorDiv(int64(a.Value(i)), 86_400_000), lim)
 	case *array.Timestamp:
 		x := timestampMicros(int64(a.Value(i)), a.DataType().(*arrow.TimestampType).Unit)
-		if err := checkYears(x); err != nil {
-			return err
+		if err = checkYears(x); err == nil {
+			err = appendWithin(v, x, lim)
 		}
-		if err := lim.check(t, x); err != nil {
-			return err
-		}
-		v.Int = append(v.Int, x)
 	case *array.String, *array.LargeString, *array.StringView:
 		s := []byte(a.(interface{ Value(int) string }).Value(i))
-		if err := checkText(s); err != nil {
-			return err
+		if err = checkText(s); err == nil {
+			v.Str = append(v.Str, ar.str(s))
 		}
-		v.Str = append(v.Str, ar.str(s))
 	default:
 		// Decimals, unsigned 64-bit integers, times and nested values go
 		// through their text.
@@ -424,7 +423,29 @@ func putNatural(v *Vector, arr arrow.Array, i int, ar *arena, lim *Limits) error
 		}
 		return put(v, f, ar, lim)
 	}
+	if err != nil {
+		return err
+	}
 	v.Null = append(v.Null, false)
+	return nil
+}
+
+// appendFinite appends f to v's floats, refusing infinity and NaN.
+func appendFinite(v *Vector, f float64) error {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return reasonf("is not a number: infinity and NaN are not stored (MariaDB has neither)")
+	}
+	v.Float = append(v.Float, f+0) // -0 is 0
+	return nil
+}
+
+// appendWithin appends x, a day or a time, to v's integers when the
+// target's limits for v's type allow it.
+func appendWithin(v *Vector, x int64, lim *Limits) error {
+	if err := lim.check(v.Type, x); err != nil {
+		return err
+	}
+	v.Int = append(v.Int, x)
 	return nil
 }
 
@@ -529,53 +550,11 @@ func appendArrowJSON(b []byte, arr arrow.Array, i int) ([]byte, error) {
 	}
 	switch a := arr.(type) {
 	case *array.Struct:
-		st := a.DataType().(*arrow.StructType)
-		b = append(b, '{')
-		for k, f := range st.Fields() {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, []byte(f.Name))
-			b = append(b, ':')
-			var err error
-			if b, err = appendArrowJSON(b, a.Field(k), i); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendArrowStruct(b, a, i)
 	case *array.Map:
-		start, end := a.ValueOffsets(i)
-		keys, items := a.Keys(), a.Items()
-		b = append(b, '{')
-		for k := start; k < end; k++ {
-			if k > start {
-				b = append(b, ',')
-			}
-			kf, err := arrowField(keys, int(k))
-			if err != nil {
-				return nil, err
-			}
-			b = appendJSONString(b, kf.b)
-			b = append(b, ':')
-			if b, err = appendArrowJSON(b, items, int(k)); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendArrowMap(b, a, i)
 	case array.ListLike:
-		start, end := a.ValueOffsets(i)
-		values := a.ListValues()
-		b = append(b, '[')
-		for k := start; k < end; k++ {
-			if k > start {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendArrowJSON(b, values, int(k)); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendArrowList(b, a, i)
 	}
 	f, err := arrowField(arr, i)
 	if err != nil {
@@ -591,4 +570,62 @@ func appendArrowJSON(b []byte, arr arrow.Array, i int) ([]byte, error) {
 		return append(b, f.b...), nil
 	}
 	return append(b, "null"...), nil
+}
+
+// appendArrowStruct appends struct i of a as a JSON object, its fields in
+// their order.
+func appendArrowStruct(b []byte, a *array.Struct, i int) ([]byte, error) {
+	st := a.DataType().(*arrow.StructType)
+	b = append(b, '{')
+	for k, f := range st.Fields() {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, []byte(f.Name))
+		b = append(b, ':')
+		var err error
+		if b, err = appendArrowJSON(b, a.Field(k), i); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendArrowMap appends map i of a as a JSON object, its keys as text.
+func appendArrowMap(b []byte, a *array.Map, i int) ([]byte, error) {
+	start, end := a.ValueOffsets(i)
+	keys, items := a.Keys(), a.Items()
+	b = append(b, '{')
+	for k := start; k < end; k++ {
+		if k > start {
+			b = append(b, ',')
+		}
+		kf, err := arrowField(keys, int(k))
+		if err != nil {
+			return nil, err
+		}
+		b = appendJSONString(b, kf.b)
+		b = append(b, ':')
+		if b, err = appendArrowJSON(b, items, int(k)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendArrowList appends list i of a as a JSON array.
+func appendArrowList(b []byte, a array.ListLike, i int) ([]byte, error) {
+	start, end := a.ValueOffsets(i)
+	values := a.ListValues()
+	b = append(b, '[')
+	for k := start; k < end; k++ {
+		if k > start {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendArrowJSON(b, values, int(k)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
