@@ -104,32 +104,51 @@ type lexer struct {
 }
 
 func (z *lexer) next() (Token, bool) {
-	s, r := z.s, z.r
-	for z.i < len(s) && isSpace(s[z.i]) {
-		if s[z.i] == '\n' {
+	z.skipSpace()
+	if z.i >= len(z.s) {
+		return Token{}, false
+	}
+	start := z.i
+	t := Token{Off: start, Line: z.line, Col: z.column(start)}
+	// The groups are tried in this order: a comment's marker wins over a
+	// quote, a quote over a word.
+	if !z.comment(&t) && !z.quotedToken(&t) {
+		z.bareToken(&t)
+	}
+	t.Text = z.s[start:z.i]
+	z.countLines(start)
+	return t, true
+}
+
+// skipSpace moves past whitespace, counting its lines.
+func (z *lexer) skipSpace() {
+	for z.i < len(z.s) && isSpace(z.s[z.i]) {
+		if z.s[z.i] == '\n' {
 			z.line++
 			z.lineStart = z.i + 1
 		}
 		z.i++
 	}
-	if z.i >= len(s) {
-		return Token{}, false
-	}
-	start := z.i
-	// Columns are counted from the previous token on the same line, not
-	// from the line's start: a long one-line query stays linear.
+}
+
+// column is the column of the token starting at start. Columns are
+// counted from the previous token on the same line, not from the line's
+// start: a long one-line query stays linear.
+func (z *lexer) column(start int) int {
 	if z.colOff < z.lineStart {
 		z.colOff, z.col = z.lineStart, 0
 	}
-	z.col += utf8.RuneCountInString(s[z.colOff:start])
+	z.col += utf8.RuneCountInString(z.s[z.colOff:start])
 	z.colOff = start
-	t := Token{Off: start, Line: z.line, Col: z.col}
-	c := s[start]
-	rest := s[start:]
-	var dollar, closed bool
-	if c == '$' && r.Dollar.on() {
-		dollar, closed = z.dollarQuote(start)
-	}
+	return z.col
+}
+
+// comment reads a comment, a template, or the */ that ends a /*! run, at
+// t.Off into t; false if none starts there.
+func (z *lexer) comment(t *Token) bool {
+	s, r := z.s, z.r
+	start := t.Off
+	c, rest := s[start], s[start:]
 	switch {
 	case r.Templates && strings.HasPrefix(rest, "{{"):
 		t.Kind = Template
@@ -159,6 +178,23 @@ func (z *lexer) next() (Token, bool) {
 	case strings.HasPrefix(rest, "/*"):
 		t.Kind = Comment
 		t.Unclosed = !z.blockComment(r.NestedComments)
+	default:
+		return false
+	}
+	return true
+}
+
+// quotedToken reads a string or quoted identifier at t.Off into t; false
+// if none starts there.
+func (z *lexer) quotedToken(t *Token) bool {
+	s, r := z.s, z.r
+	start := t.Off
+	c, rest := s[start], s[start:]
+	var dollar, closed bool
+	if c == '$' && r.Dollar.on() {
+		dollar, closed = z.dollarQuote(start)
+	}
+	switch {
 	case c == '\'':
 		t.Kind = String
 		t.Unclosed = !z.quoted(start, '\'', r.Backslash.on())
@@ -178,6 +214,17 @@ func (z *lexer) next() (Token, bool) {
 	case dollar:
 		t.Kind = String
 		t.Unclosed = !closed
+	default:
+		return false
+	}
+	return true
+}
+
+// bareToken reads a parameter, number, word or punctuation at t.Off into t.
+func (z *lexer) bareToken(t *Token) {
+	s := z.s
+	c, rest := s[t.Off], s[t.Off:]
+	switch {
 	case c == '$' && len(rest) > 1 && isDigit(rest[1]):
 		t.Kind = Param
 		z.i++
@@ -200,9 +247,6 @@ func (z *lexer) next() (Token, bool) {
 		_, n := utf8.DecodeRuneInString(rest)
 		z.i += n
 	}
-	t.Text = s[start:z.i]
-	z.countLines(start)
-	return t, true
 }
 
 // countLines advances the line counter over the token just read.
