@@ -145,65 +145,86 @@ func (c *Catalogue) Calls(toks []Token) []Call {
 	if c == nil || len(c.funcs) == 0 {
 		return nil
 	}
-	code := make([]int, 0, len(toks))
+	s := callScan{c: c, toks: toks, code: make([]int, 0, len(toks))}
 	for i, t := range toks {
 		if t.Kind != Comment {
-			code = append(code, i)
+			s.code = append(s.code, i)
 		}
 	}
-	closeAt, commas := groups(toks, code)
-	tok := func(n int) Token {
-		if n < 0 || n >= len(code) {
-			return Token{Kind: Punct} // no name, no "." or "(": the edge of the text
-		}
-		return toks[code[n]]
-	}
+	s.closeAt, s.commas = groups(toks, s.code)
 	var out []Call
-	for n, i := range code {
-		t := toks[i]
-		name := t.Text
-		switch t.Kind {
-		case QuotedIdent:
-			name = t.Value()
-		case Word:
-		default:
-			continue
-		}
-		if c.byName[strings.ToLower(name)] == nil {
-			continue
-		}
-		afterDot := isPunct(tok(n-1), ".")
-		start := n
-		for isPunct(tok(start-1), ".") && isName(tok(start-2)) {
-			start -= 2
-		}
-		if isPunct(tok(n+1), "(") {
-			open := n + 1
-			args := commas[open] + 1
-			if open+1 == len(code) || isPunct(tok(open+1), ")") {
-				args = 0
-			}
-			end := len(code) - 1
-			if closeAt[open] >= 0 {
-				end = closeAt[open]
-			}
-			f, ok := c.Lookup(name, args)
-			if !ok && afterDot {
-				f, ok = c.Lookup(name, args+1)
-			}
-			if ok {
-				out = append(out, Call{Func: f, Start: code[start], Name: i, End: code[end], Args: args})
-			}
-			continue
-		}
-		if t.Kind != Word || afterDot || isPunct(tok(n+1), ".") || isWord(tok(n-1), "as") {
-			continue
-		}
-		if f, ok := c.Lookup(name, -1); ok {
-			out = append(out, Call{Func: f, Start: i, Name: i, End: i, Args: -1})
+	for n := range s.code {
+		if call, ok := s.callAt(n); ok {
+			out = append(out, call)
 		}
 	}
 	return out
+}
+
+// callScan is Calls' view of a list of tokens: the code tokens (those
+// that are not comments), counted by position n, and their brackets.
+type callScan struct {
+	c               *Catalogue
+	toks            []Token
+	code            []int // the index in toks of code token n
+	closeAt, commas []int // as groups returns them
+}
+
+// tok is code token n.
+func (s *callScan) tok(n int) Token {
+	if n < 0 || n >= len(s.code) {
+		return Token{Kind: Punct} // no name, no "." or "(": the edge of the text
+	}
+	return s.toks[s.code[n]]
+}
+
+// callAt is the call whose name is code token n, if that is one.
+func (s *callScan) callAt(n int) (Call, bool) {
+	i := s.code[n]
+	t := s.toks[i]
+	name := t.Text
+	switch t.Kind {
+	case QuotedIdent:
+		name = t.Value()
+	case Word:
+	default:
+		return Call{}, false
+	}
+	if s.c.byName[strings.ToLower(name)] == nil {
+		return Call{}, false
+	}
+	afterDot := isPunct(s.tok(n-1), ".")
+	if isPunct(s.tok(n+1), "(") {
+		return s.parenCall(n, name, afterDot)
+	}
+	if t.Kind != Word || afterDot || isPunct(s.tok(n+1), ".") || isWord(s.tok(n-1), "as") {
+		return Call{}, false
+	}
+	f, ok := s.c.Lookup(name, -1)
+	return Call{Func: f, Start: i, Name: i, End: i, Args: -1}, ok
+}
+
+// parenCall is the call of name, code token n, followed by "(", if the
+// catalogue has an entry for its argument count.
+func (s *callScan) parenCall(n int, name string, afterDot bool) (Call, bool) {
+	start := n
+	for isPunct(s.tok(start-1), ".") && isName(s.tok(start-2)) {
+		start -= 2
+	}
+	open := n + 1
+	args := s.commas[open] + 1
+	if open+1 == len(s.code) || isPunct(s.tok(open+1), ")") {
+		args = 0
+	}
+	end := len(s.code) - 1
+	if s.closeAt[open] >= 0 {
+		end = s.closeAt[open]
+	}
+	f, ok := s.c.Lookup(name, args)
+	if !ok && afterDot {
+		f, ok = s.c.Lookup(name, args+1)
+	}
+	return Call{Func: f, Start: s.code[start], Name: s.code[n], End: s.code[end], Args: args}, ok
 }
 
 // groups pairs the brackets among the code tokens: closeAt[n] is the code
