@@ -98,28 +98,49 @@ func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o 
 // made in the same transaction under the run's lock, so its new keys are
 // still new.
 func StandardMerge(d Comparer, plan, action string, m MergeSpec) []string {
+	l := newMergeLists(d, m)
+	stmts := []string{matchedMerge(d, plan, action, m, l)}
+	if m.Tombstones.Name != "" {
+		stmts = append(stmts, tombstoneMerge(d, plan, action, m, l))
+	}
+	return append(stmts, insertNew(d, plan, action, m, l))
+}
+
+// mergeLists are the column lists StandardMerge's statements share.
+type mergeLists struct {
+	set  []string // the UPDATE's assignments
+	cols []string // the INSERT's columns
+	vals []string // the INSERT's values, from the plan's s
+}
+
+func newMergeLists(d Comparer, m MergeSpec) mergeLists {
 	isKey := map[string]bool{}
 	for _, k := range m.Key {
 		isKey[k] = true
 	}
-	var set, cols, vals []string
+	var l mergeLists
 	for _, c := range m.Cols {
-		cols = append(cols, d.Ident(c.Name))
-		vals = append(vals, "s."+d.Ident(c.Name))
+		l.cols = append(l.cols, d.Ident(c.Name))
+		l.vals = append(l.vals, "s."+d.Ident(c.Name))
 		if !isKey[c.Name] {
-			set = append(set, fmt.Sprintf("%s = s.%s", d.Ident(c.Name), d.Ident(c.Name)))
+			l.set = append(l.set, fmt.Sprintf("%s = s.%s", d.Ident(c.Name), d.Ident(c.Name)))
 		}
 	}
 	if m.LoadedAt != "" {
-		set = append(set, d.Ident(m.LoadedAt)+" = "+d.Placeholder(1))
-		cols = append(cols, d.Ident(m.LoadedAt))
-		vals = append(vals, d.Placeholder(1))
+		l.set = append(l.set, d.Ident(m.LoadedAt)+" = "+d.Placeholder(1))
+		l.cols = append(l.cols, d.Ident(m.LoadedAt))
+		l.vals = append(l.vals, d.Placeholder(1))
 	}
-	if len(set) == 0 { // every column is key: nothing to update but the key itself
-		set = append(set, fmt.Sprintf("%s = s.%s", d.Ident(m.Key[0]), d.Ident(m.Key[0])))
+	if len(l.set) == 0 { // every column is key: nothing to update but the key itself
+		l.set = append(l.set, fmt.Sprintf("%s = s.%s", d.Ident(m.Key[0]), d.Ident(m.Key[0])))
 	}
+	return l
+}
+
+// matchedMerge deletes and updates the target's rows the plan matched.
+func matchedMerge(d Comparer, plan, action string, m MergeSpec, l mergeLists) string {
 	a := "s." + d.Ident(action)
-	matched := fmt.Sprintf(`MERGE INTO %s AS t
+	return fmt.Sprintf(`MERGE INTO %s AS t
 USING (SELECT * FROM %s WHERE %s IN (%s, %s)) AS s
 ON %s
 WHEN MATCHED AND %s = %s AND %s THEN DELETE
@@ -127,26 +148,34 @@ WHEN MATCHED AND %s = %s AND %s THEN UPDATE SET %s`,
 		d.Table(m.Target), d.Ident(plan), d.Ident(action), d.String(MergeUpdate), d.String(MergeDelete),
 		keyJoin(d, m.Key, "s", "t"),
 		a, d.String(MergeDelete), precedes(d, m, "s", "t"),
-		a, d.String(MergeUpdate), precedes(d, m, "s", "t"), strings.Join(set, ", "))
-	stmts := []string{matched}
-	if m.Tombstones.Name != "" {
-		// A tombstone is updated in place, never deleted and inserted again
-		// in one transaction: DuckDB's unique index can report a duplicate
-		// key for that.
-		stmts = append(stmts, fmt.Sprintf(`MERGE INTO %s AS t
+		a, d.String(MergeUpdate), precedes(d, m, "s", "t"), strings.Join(l.set, ", "))
+}
+
+// tombstoneMerge writes the plan's deletes to the tombstones and forgets
+// those a live row won over.
+func tombstoneMerge(d Comparer, plan, action string, m MergeSpec, l mergeLists) string {
+	a := "s." + d.Ident(action)
+	// A tombstone is updated in place, never deleted and inserted again
+	// in one transaction: DuckDB's unique index can report a duplicate
+	// key for that.
+	return fmt.Sprintf(`MERGE INTO %s AS t
 USING (SELECT * FROM %s WHERE %s IN (%s, %s, %s)) AS s
 ON %s
 WHEN MATCHED AND %s = %s AND %s THEN DELETE
 WHEN MATCHED AND %s <> %s AND %s THEN UPDATE SET %s
 WHEN NOT MATCHED AND %s <> %s THEN INSERT (%s) VALUES (%s)`,
-			d.Table(m.Tombstones), d.Ident(plan), d.Ident(action), d.String(MergeDelete), d.String(MergeDeleteAbsent), d.String(MergeReinsert),
-			keyJoin(d, m.Key, "s", "t"),
-			a, d.String(MergeReinsert), precedes(d, m, "s", "t"),
-			a, d.String(MergeReinsert), precedes(d, m, "s", "t"), strings.Join(set, ", "),
-			a, d.String(MergeReinsert), strings.Join(cols, ", "), strings.Join(vals, ", ")))
-	}
-	plain := make([]string, len(vals))
-	for i, v := range vals {
+		d.Table(m.Tombstones), d.Ident(plan), d.Ident(action), d.String(MergeDelete), d.String(MergeDeleteAbsent), d.String(MergeReinsert),
+		keyJoin(d, m.Key, "s", "t"),
+		a, d.String(MergeReinsert), precedes(d, m, "s", "t"),
+		a, d.String(MergeReinsert), precedes(d, m, "s", "t"), strings.Join(l.set, ", "),
+		a, d.String(MergeReinsert), strings.Join(l.cols, ", "), strings.Join(l.vals, ", "))
+}
+
+// insertNew inserts the plan's rows new to the target (and with Rewrite
+// the updated ones, which the first statement deleted).
+func insertNew(d Comparer, plan, action string, m MergeSpec, l mergeLists) string {
+	plain := make([]string, len(l.vals))
+	for i, v := range l.vals {
 		plain[i] = strings.TrimPrefix(v, "s.")
 	}
 	written := []string{d.String(MergeInsert)}
@@ -160,7 +189,6 @@ WHEN NOT MATCHED AND %s <> %s THEN INSERT (%s) VALUES (%s)`,
 	if len(written) > 1 {
 		inserted = "IN (" + strings.Join(written, ", ") + ")"
 	}
-	stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s %s",
-		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(plain, ", "), d.Ident(plan), d.Ident(action), inserted))
-	return stmts
+	return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s %s",
+		d.Table(m.Target), strings.Join(l.cols, ", "), strings.Join(plain, ", "), d.Ident(plan), d.Ident(action), inserted)
 }
