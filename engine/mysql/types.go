@@ -98,21 +98,9 @@ var textBytes = map[string]int{"tinytext": 255, "text": 65535, "mediumtext": 167
 //     numbers: those are refused, as are the types the reader has none
 //     for (enum, set, blobs, binary, year, time, spatial, uuid, inet).
 func (d Dialect) ReaderType(sqlType string) (input.Type, bool) {
-	s := strings.ToLower(strings.Join(strings.Fields(sqlType), " "))
-	s = strings.TrimSuffix(s, " null") // ColumnType's TIMESTAMP(6) NULL
-	name, rest, _ := strings.Cut(s, " ")
-	args := ""
-	if i := strings.IndexByte(name, '('); i >= 0 {
-		// decimal(12, 2) was split at its space: take the whole argument
-		// list back.
-		if !strings.HasSuffix(name, ")") {
-			end := strings.IndexByte(s, ')')
-			if end < 0 {
-				return input.Type{}, false
-			}
-			name, rest = s[:end+1], strings.TrimSpace(s[end+1:])
-		}
-		name, args = name[:i], strings.ReplaceAll(name[i+1:len(name)-1], " ", "")
+	name, args, rest, ok := splitColumnType(sqlType)
+	if !ok {
+		return input.Type{}, false
 	}
 	unsigned := false
 	switch rest {
@@ -122,91 +110,121 @@ func (d Dialect) ReaderType(sqlType string) (input.Type, bool) {
 	default: // zerofill, a character set, anything else
 		return input.Type{}, false
 	}
-	integer := func(bits, unsignedBits int) (input.Type, bool) {
-		if unsigned {
-			bits = unsignedBits
-		}
-		if bits > 64 {
-			return input.DecimalType(20, 0), true
-		}
-		return input.Type{Kind: input.Int, Bits: bits}, true
-	}
-	switch name {
-	case "tinyint":
-		return integer(8, 16)
-	case "smallint":
-		return integer(16, 32)
-	case "mediumint":
-		return integer(32, 32)
-	case "int", "integer":
-		return integer(32, 64)
-	case "bigint":
-		return integer(64, 128)
+	if bits, ok := integerBits[name]; ok {
+		return integerType(bits, unsigned), true
 	}
 	if unsigned {
 		return input.Type{}, false
 	}
 	switch name {
-	case "bit":
-		if args == "" || args == "1" {
-			return input.BoolType, true
-		}
 	case "decimal", "numeric":
-		p, sc := 10, 0
-		if args != "" {
-			a, b, _ := strings.Cut(args, ",")
-			var err1, err2 error
-			p, err1 = strconv.Atoi(a)
-			if b != "" {
-				sc, err2 = strconv.Atoi(b)
-			}
-			if err1 != nil || err2 != nil || p < 1 || sc < 0 || sc > p {
-				return input.Type{}, false
-			}
-		}
-		return input.DecimalType(p, sc), true
-	case "float":
-		if args == "" {
-			return input.Type{Kind: input.Float, Bits: 32}, true
-		}
-	case "double", "real":
-		if args == "" {
-			return input.DoubleType, true
-		}
+		return decimalType(args)
+	case "datetime", "timestamp":
+		return timeType(name, args)
 	case "varchar":
 		if n, err := strconv.Atoi(args); err == nil && n > 0 {
 			return input.Type{Kind: input.Text, MaxChars: n}, true
 		}
-	case "tinytext", "text", "mediumtext":
-		if args == "" {
-			return input.Type{Kind: input.Text, MaxChars: textBytes[name] / 4}, true
-		}
-	case "longtext":
-		if args == "" {
-			return input.TextType, true
-		}
+		return input.Type{}, false
 	case "json":
-		if args == "" && !d.MySQL {
-			return input.JSONType, true
+		if d.MySQL {
+			return input.Type{}, false
 		}
-	case "date":
-		if args == "" {
-			return input.DateType, true
+	case "bit":
+		if args == "1" {
+			args = ""
 		}
-	case "datetime", "timestamp":
-		p := 0
-		if args != "" {
-			var err error
-			if p, err = strconv.Atoi(args); err != nil || p < 0 || p > 6 {
-				return input.Type{}, false
-			}
-		}
-		if name == "datetime" {
-			return input.Type{Kind: input.Timestamp, Precision: p}, true
-		}
-		return input.Type{Kind: input.TimestampTZ, Precision: p}, true
+	}
+	if t, ok := plainTypes[name]; ok && args == "" {
+		return t, true
 	}
 	return input.Type{}, false
+}
+
+// splitColumnType cuts a column type into its name, its arguments (12,2)
+// without parentheses or spaces, and the words after them (unsigned).
+func splitColumnType(sqlType string) (name, args, rest string, ok bool) {
+	s := strings.ToLower(strings.Join(strings.Fields(sqlType), " "))
+	s = strings.TrimSuffix(s, " null") // ColumnType's TIMESTAMP(6) NULL
+	name, rest, _ = strings.Cut(s, " ")
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		// decimal(12, 2) was split at its space: take the whole argument
+		// list back.
+		if !strings.HasSuffix(name, ")") {
+			end := strings.IndexByte(s, ')')
+			if end < 0 {
+				return "", "", "", false
+			}
+			name, rest = s[:end+1], strings.TrimSpace(s[end+1:])
+		}
+		name, args = name[:i], strings.ReplaceAll(name[i+1:len(name)-1], " ", "")
+	}
+	return name, args, rest, true
+}
+
+// integerBits are an integer type's bits as the reader reads it, signed
+// and unsigned (past 64: DECIMAL(20,0)).
+var integerBits = map[string][2]int{
+	"tinyint": {8, 16}, "smallint": {16, 32}, "mediumint": {32, 32},
+	"int": {32, 64}, "integer": {32, 64}, "bigint": {64, 128},
+}
+
+func integerType(bits [2]int, unsigned bool) input.Type {
+	n := bits[0]
+	if unsigned {
+		n = bits[1]
+	}
+	if n > 64 {
+		return input.DecimalType(20, 0)
+	}
+	return input.Type{Kind: input.Int, Bits: n}
+}
+
+// plainTypes are the reader's types for the column types that take no
+// arguments here (bit(1) is bit; MySQL's json is refused before).
+var plainTypes = map[string]input.Type{
+	"bit":        input.BoolType,
+	"float":      {Kind: input.Float, Bits: 32},
+	"double":     input.DoubleType,
+	"real":       input.DoubleType,
+	"tinytext":   {Kind: input.Text, MaxChars: textBytes["tinytext"] / 4},
+	"text":       {Kind: input.Text, MaxChars: textBytes["text"] / 4},
+	"mediumtext": {Kind: input.Text, MaxChars: textBytes["mediumtext"] / 4},
+	"longtext":   input.TextType,
+	"json":       input.JSONType,
+	"date":       input.DateType,
+}
+
+// decimalType is the reader's type for decimal(args), 10 digits by default.
+func decimalType(args string) (input.Type, bool) {
+	p, sc := 10, 0
+	if args != "" {
+		a, b, _ := strings.Cut(args, ",")
+		var err1, err2 error
+		p, err1 = strconv.Atoi(a)
+		if b != "" {
+			sc, err2 = strconv.Atoi(b)
+		}
+		if err1 != nil || err2 != nil || p < 1 || sc < 0 || sc > p {
+			return input.Type{}, false
+		}
+	}
+	return input.DecimalType(p, sc), true
+}
+
+// timeType is the reader's type for datetime(args) or timestamp(args).
+func timeType(name, args string) (input.Type, bool) {
+	p := 0
+	if args != "" {
+		var err error
+		if p, err = strconv.Atoi(args); err != nil || p < 0 || p > 6 {
+			return input.Type{}, false
+		}
+	}
+	if name == "datetime" {
+		return input.Type{Kind: input.Timestamp, Precision: p}, true
+	}
+	return input.Type{Kind: input.TimestampTZ, Precision: p}, true
 }
 
 // Limits are the documented ranges of DATE and DATETIME (years 1000 to
