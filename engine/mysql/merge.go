@@ -72,68 +72,90 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 // job has one) exactly once, in a derived table p: the runner binds it to
 // each statement, and MySQL's parameters are positional.
 func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
-	isKey := map[string]bool{}
-	for _, k := range m.Key {
-		isKey[k] = true
-	}
-	param, loaded := "", ""
-	if m.LoadedAt != "" {
-		param, loaded = "\nJOIN (SELECT ? AS v) AS p", "p.v"
-	}
-	var set, cols, vals []string
-	for _, c := range m.Cols {
-		cols = append(cols, d.Ident(c.Name))
-		vals = append(vals, "s."+d.Ident(c.Name))
-		if !isKey[c.Name] {
-			set = append(set, fmt.Sprintf("t.%s = s.%s", d.Ident(c.Name), d.Ident(c.Name)))
-		}
-	}
-	if m.LoadedAt != "" {
-		set = append(set, "t."+d.Ident(m.LoadedAt)+" = "+loaded)
-		cols = append(cols, d.Ident(m.LoadedAt))
-		vals = append(vals, loaded)
-	}
-	if len(set) == 0 { // every column is key: nothing to update but the key itself
-		set = append(set, fmt.Sprintf("t.%s = s.%s", d.Ident(m.Key[0]), d.Ident(m.Key[0])))
-	}
-	a := "s." + d.Ident(action)
-	is := func(actions ...string) string {
-		lits := make([]string, len(actions))
-		for i, x := range actions {
-			lits[i] = d.String(x)
-		}
-		return a + " IN (" + strings.Join(lits, ", ") + ")"
-	}
+	q := newMergeSQL(d, plan, action, m)
 	// A target's update assigns every column from the staged row, all
 	// read before any is written (a multi-table UPDATE's WHERE is decided
 	// first), so the guard sees the old row.
 	stmts := []string{
-		fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s%s\nSET %s\nWHERE %s AND %s",
-			d.Table(m.Target), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param, strings.Join(set, ", "),
-			is(engine.MergeUpdate), engine.Precedes(d, m, "s", "t")),
-		fmt.Sprintf("DELETE t FROM %s AS t\nJOIN %s AS s ON %s%s\nWHERE %s AND %s",
-			d.Table(m.Target), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param,
-			is(engine.MergeDelete), engine.Precedes(d, m, "s", "t")),
-	}
-	if m.Tombstones.Name != "" {
-		stmts = append(stmts,
-			fmt.Sprintf("DELETE t FROM %s AS t\nJOIN %s AS s ON %s%s\nWHERE %s AND %s",
-				d.Table(m.Tombstones), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param,
-				is(engine.MergeReinsert), engine.Precedes(d, m, "s", "t")),
-			fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s%s\nSET %s\nWHERE %s AND %s",
-				d.Table(m.Tombstones), d.Ident(plan), keyJoin(d, m.Key, "s", "t"), param, strings.Join(set, ", "),
-				is(engine.MergeDelete, engine.MergeDeleteAbsent), engine.Precedes(d, m, "s", "t")),
-			fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nLEFT JOIN %s AS t ON %s\nWHERE %s AND t.%s IS NULL",
-				d.Table(m.Tombstones), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), param,
-				d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "t"),
-				is(engine.MergeDelete, engine.MergeDeleteAbsent), d.Ident(m.Key[0])))
+		q.update(m.Target, engine.MergeUpdate),
+		q.delete(m.Target, engine.MergeDelete),
 	}
 	inserted := []string{engine.MergeInsert}
 	if m.Tombstones.Name != "" {
+		stmts = append(stmts,
+			q.delete(m.Tombstones, engine.MergeReinsert),
+			q.update(m.Tombstones, engine.MergeDelete, engine.MergeDeleteAbsent),
+			fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nLEFT JOIN %s AS t ON %s\nWHERE %s AND t.%s IS NULL",
+				d.Table(m.Tombstones), strings.Join(q.cols, ", "), strings.Join(q.vals, ", "), d.Ident(plan), q.param,
+				d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "t"),
+				q.is(engine.MergeDelete, engine.MergeDeleteAbsent), d.Ident(m.Key[0])))
 		inserted = append(inserted, engine.MergeReinsert)
 	}
 	return append(stmts, fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nWHERE %s",
-		d.Table(m.Target), strings.Join(cols, ", "), strings.Join(vals, ", "), d.Ident(plan), param, is(inserted...)))
+		d.Table(m.Target), strings.Join(q.cols, ", "), strings.Join(q.vals, ", "), d.Ident(plan), q.param, q.is(inserted...)))
+}
+
+// mergeSQL builds Merge's statements.
+type mergeSQL struct {
+	d            Dialect
+	plan, action string
+	m            engine.MergeSpec
+	param        string   // the join binding loaded_at as p.v, or ""
+	set          []string // an UPDATE's assignments to t
+	cols, vals   []string // an INSERT's columns and values
+}
+
+func newMergeSQL(d Dialect, plan, action string, m engine.MergeSpec) *mergeSQL {
+	q := &mergeSQL{d: d, plan: plan, action: action, m: m}
+	isKey := map[string]bool{}
+	for _, k := range m.Key {
+		isKey[k] = true
+	}
+	loaded := ""
+	if m.LoadedAt != "" {
+		q.param, loaded = "\nJOIN (SELECT ? AS v) AS p", "p.v"
+	}
+	for _, c := range m.Cols {
+		q.cols = append(q.cols, d.Ident(c.Name))
+		q.vals = append(q.vals, "s."+d.Ident(c.Name))
+		if !isKey[c.Name] {
+			q.set = append(q.set, fmt.Sprintf("t.%s = s.%s", d.Ident(c.Name), d.Ident(c.Name)))
+		}
+	}
+	if m.LoadedAt != "" {
+		q.set = append(q.set, "t."+d.Ident(m.LoadedAt)+" = "+loaded)
+		q.cols = append(q.cols, d.Ident(m.LoadedAt))
+		q.vals = append(q.vals, loaded)
+	}
+	if len(q.set) == 0 { // every column is key: nothing to update but the key itself
+		q.set = append(q.set, fmt.Sprintf("t.%s = s.%s", d.Ident(m.Key[0]), d.Ident(m.Key[0])))
+	}
+	return q
+}
+
+// is is the condition that a staged row's action is one of actions.
+func (q *mergeSQL) is(actions ...string) string {
+	lits := make([]string, len(actions))
+	for i, x := range actions {
+		lits[i] = q.d.String(x)
+	}
+	return "s." + q.d.Ident(q.action) + " IN (" + strings.Join(lits, ", ") + ")"
+}
+
+// update writes the staged rows of actions over their keys' rows of t.
+func (q *mergeSQL) update(t engine.Table, actions ...string) string {
+	d, m := q.d, q.m
+	return fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s%s\nSET %s\nWHERE %s AND %s",
+		d.Table(t), d.Ident(q.plan), keyJoin(d, m.Key, "s", "t"), q.param, strings.Join(q.set, ", "),
+		q.is(actions...), engine.Precedes(d, m, "s", "t"))
+}
+
+// delete deletes the rows of t whose keys' staged rows have one of actions.
+func (q *mergeSQL) delete(t engine.Table, actions ...string) string {
+	d, m := q.d, q.m
+	return fmt.Sprintf("DELETE t FROM %s AS t\nJOIN %s AS s ON %s%s\nWHERE %s AND %s",
+		d.Table(t), d.Ident(q.plan), keyJoin(d, m.Key, "s", "t"), q.param,
+		q.is(actions...), engine.Precedes(d, m, "s", "t"))
 }
 
 var _ engine.KeyIndexer = (*DB)(nil)
