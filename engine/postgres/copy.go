@@ -240,21 +240,7 @@ func pick(ct columnType, v input.Type, f *field) op {
 		}
 		return opInt8
 	case input.Decimal:
-		switch {
-		case v.Kind == input.Int:
-			return opIntNumeric
-		case v.Kind != input.Decimal:
-			return 0
-		case c.Precision > 0 && (v.Precision == 0 || v.Scale > c.Scale):
-			return 0 // the server would round the digits past the column's scale
-		case v.IsAnyDecimal():
-			return opAnyDecimal
-		case v.IsBig():
-			f.scale = v.Scale
-			return opBigDecimal
-		}
-		f.scale = v.Scale
-		return opDecimal
+		return pickDecimal(c, v, f)
 	case input.Float:
 		switch {
 		case v.Kind != input.Float || v.Bits > c.Bits:
@@ -276,14 +262,7 @@ func pick(ct columnType, v input.Type, f *field) op {
 			return opTime
 		}
 	case input.Text:
-		if v.Kind != input.Text && v.Kind != input.JSON {
-			return 0
-		}
-		if c.MaxChars > 0 && (v.Kind != input.Text || v.MaxChars == 0 || v.MaxChars > c.MaxChars) {
-			// varchar(n) silently cuts trailing spaces past n.
-			f.maxChars = c.MaxChars
-		}
-		return opText
+		return pickText(c, v, f)
 	case input.JSON:
 		switch {
 		case v.Kind != input.JSON:
@@ -294,6 +273,37 @@ func pick(ct columnType, v input.Type, f *field) op {
 		return opJSONB
 	}
 	return 0
+}
+
+// pickDecimal is pick for a numeric column c.
+func pickDecimal(c, v input.Type, f *field) op {
+	switch {
+	case v.Kind == input.Int:
+		return opIntNumeric
+	case v.Kind != input.Decimal:
+		return 0
+	case c.Precision > 0 && (v.Precision == 0 || v.Scale > c.Scale):
+		return 0 // the server would round the digits past the column's scale
+	case v.IsAnyDecimal():
+		return opAnyDecimal
+	case v.IsBig():
+		f.scale = v.Scale
+		return opBigDecimal
+	}
+	f.scale = v.Scale
+	return opDecimal
+}
+
+// pickText is pick for a text column c.
+func pickText(c, v input.Type, f *field) op {
+	if v.Kind != input.Text && v.Kind != input.JSON {
+		return 0
+	}
+	if c.MaxChars > 0 && (v.Kind != input.Text || v.MaxChars == 0 || v.MaxChars > c.MaxChars) {
+		// varchar(n) silently cuts trailing spaces past n.
+		f.maxChars = c.MaxChars
+	}
+	return opText
 }
 
 // encodeRow appends row i of the batch: its field count, then each field
@@ -341,41 +351,56 @@ func (r *copyReader) encodeRow(i int) error {
 			}
 			b = append(b, 0, 0, 0, 1, x)
 		case opText, opJSONB:
-			s := v.Str[i]
-			if f.maxChars > 0 && len(s) > f.maxChars && utf8.RuneCountInString(s) > f.maxChars {
-				return fmt.Errorf("loading rows: column %q: a value of %d characters, and the column holds %d", f.name, utf8.RuneCountInString(s), f.maxChars)
+			var err error
+			if b, err = f.appendText(b, v.Str[i]); err != nil {
+				return err
 			}
-			n := len(s)
-			if f.op == opJSONB {
-				n++
-			}
-			if n > math.MaxInt32 {
-				return fmt.Errorf("loading rows: column %q: a value of %d bytes, more than a field holds", f.name, len(s))
-			}
-			b = binary.BigEndian.AppendUint32(b, uint32(n))
-			if f.op == opJSONB {
-				b = append(b, 1) // jsonb's binary format version
-			}
-			b = append(b, s...)
-		case opIntNumeric, opDecimal:
-			r.text = appendDigits(r.text[:0], v.Int[i])
-			b = r.appendNumeric(b, r.text, f.scale)
-		case opBigDecimal:
-			r.text = v.Big[i].Append(r.text[:0], 10)
-			b = r.appendNumeric(b, r.text, f.scale)
-		case opAnyDecimal:
-			s := v.Str[i]
-			r.text = append(r.text[:0], s...)
-			scale := 0
-			if k := strings.IndexByte(s, '.'); k >= 0 {
-				scale = len(s) - k - 1
-				r.text = append(r.text[:k], s[k+1:]...)
-			}
-			b = r.appendNumeric(b, r.text, scale)
+		case opIntNumeric, opDecimal, opBigDecimal, opAnyDecimal:
+			b = r.appendDecimal(b, f, v, i)
 		}
 	}
 	r.buf = b
 	return nil
+}
+
+// appendText appends s as a text or jsonb field.
+func (f *field) appendText(b []byte, s string) ([]byte, error) {
+	if f.maxChars > 0 && len(s) > f.maxChars && utf8.RuneCountInString(s) > f.maxChars {
+		return b, fmt.Errorf("loading rows: column %q: a value of %d characters, and the column holds %d", f.name, utf8.RuneCountInString(s), f.maxChars)
+	}
+	n := len(s)
+	if f.op == opJSONB {
+		n++
+	}
+	if n > math.MaxInt32 {
+		return b, fmt.Errorf("loading rows: column %q: a value of %d bytes, more than a field holds", f.name, len(s))
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	if f.op == opJSONB {
+		b = append(b, 1) // jsonb's binary format version
+	}
+	return append(b, s...), nil
+}
+
+// appendDecimal appends value i of v as a numeric field, by way of its
+// digits in r.text.
+func (r *copyReader) appendDecimal(b []byte, f *field, v *input.Vector, i int) []byte {
+	switch f.op {
+	case opBigDecimal:
+		r.text = v.Big[i].Append(r.text[:0], 10)
+	case opAnyDecimal:
+		s := v.Str[i]
+		r.text = append(r.text[:0], s...)
+		scale := 0
+		if k := strings.IndexByte(s, '.'); k >= 0 {
+			scale = len(s) - k - 1
+			r.text = append(r.text[:k], s[k+1:]...)
+		}
+		return r.appendNumeric(b, r.text, scale)
+	default: // opIntNumeric, opDecimal
+		r.text = appendDigits(r.text[:0], v.Int[i])
+	}
+	return r.appendNumeric(b, r.text, f.scale)
 }
 
 func (f *field) outOfRange(x int64, bits int) error {
