@@ -106,29 +106,10 @@ func parseColumnType(sqlType string) (columnType, bool) {
 		nargs++
 		b, _ = strconv.Atoi(m[3])
 	}
-	plain := func(t input.Type) (columnType, bool) { return columnType{Type: t}, nargs == 0 }
+	if t, ok := plainColumnTypes[name]; ok {
+		return t, nargs == 0
+	}
 	switch name {
-	case "smallint", "int2":
-		return plain(input.Type{Kind: input.Int, Bits: 16})
-	case "integer", "int", "int4":
-		return plain(input.Type{Kind: input.Int, Bits: 32})
-	case "bigint", "int8":
-		return plain(input.BigIntType)
-	case "real", "float4":
-		return plain(input.Type{Kind: input.Float, Bits: 32})
-	case "double precision", "float8":
-		return plain(input.DoubleType)
-	case "boolean", "bool":
-		return plain(input.BoolType)
-	case "date":
-		return plain(input.DateType)
-	case "text":
-		return plain(input.TextType)
-	case "jsonb":
-		return plain(input.JSONType)
-	case "json":
-		// json keeps its text as written: the reader's canonical text.
-		return columnType{Type: input.JSONType, jsonText: true}, nargs == 0
 	case "character varying", "varchar":
 		switch {
 		case nargs == 0:
@@ -137,30 +118,64 @@ func parseColumnType(sqlType string) (columnType, bool) {
 			return columnType{Type: input.Type{Kind: input.Text, MaxChars: a}}, true
 		}
 	case "numeric", "decimal":
-		switch {
-		case nargs == 0:
-			return columnType{Type: input.Type{Kind: input.Decimal}}, true
-		case nargs == 1:
-			b = 0
-			fallthrough
-		default:
-			// A negative scale or one above the precision (allowed since
-			// PostgreSQL 15) rounds what the reader would write.
-			if a >= 1 && a <= maxNumericPrecision && b >= 0 && b <= a {
-				return columnType{Type: input.DecimalType(a, b)}, true
-			}
-		}
+		return numericColumnType(nargs, a, b)
 	case "timestamp", "timestamp without time zone", "timestamptz", "timestamp with time zone":
-		k := input.Timestamp
-		if name == "timestamptz" || name == "timestamp with time zone" {
-			k = input.TimestampTZ
-		}
-		switch {
-		case nargs == 0:
-			return columnType{Type: input.Type{Kind: k, Precision: 6}}, true
-		case nargs == 1 && a <= 6:
-			return columnType{Type: input.Type{Kind: k, Precision: a}}, true
-		}
+		return timestampColumnType(name, nargs, a)
+	}
+	return columnType{}, false
+}
+
+// plainColumnTypes are the types that take no arguments.
+var plainColumnTypes = map[string]columnType{
+	"smallint":         {Type: input.Type{Kind: input.Int, Bits: 16}},
+	"int2":             {Type: input.Type{Kind: input.Int, Bits: 16}},
+	"integer":          {Type: input.Type{Kind: input.Int, Bits: 32}},
+	"int":              {Type: input.Type{Kind: input.Int, Bits: 32}},
+	"int4":             {Type: input.Type{Kind: input.Int, Bits: 32}},
+	"bigint":           {Type: input.BigIntType},
+	"int8":             {Type: input.BigIntType},
+	"real":             {Type: input.Type{Kind: input.Float, Bits: 32}},
+	"float4":           {Type: input.Type{Kind: input.Float, Bits: 32}},
+	"double precision": {Type: input.DoubleType},
+	"float8":           {Type: input.DoubleType},
+	"boolean":          {Type: input.BoolType},
+	"bool":             {Type: input.BoolType},
+	"date":             {Type: input.DateType},
+	"text":             {Type: input.TextType},
+	"jsonb":            {Type: input.JSONType},
+	// json keeps its text as written: the reader's canonical text.
+	"json": {Type: input.JSONType, jsonText: true},
+}
+
+// numericColumnType is numeric(a,b) with nargs arguments: any number
+// without them.
+func numericColumnType(nargs, a, b int) (columnType, bool) {
+	switch {
+	case nargs == 0:
+		return columnType{Type: input.Type{Kind: input.Decimal}}, true
+	case nargs == 1:
+		b = 0
+	}
+	// A negative scale or one above the precision (allowed since
+	// PostgreSQL 15) rounds what the reader would write.
+	if a >= 1 && a <= maxNumericPrecision && b >= 0 && b <= a {
+		return columnType{Type: input.DecimalType(a, b)}, true
+	}
+	return columnType{}, false
+}
+
+// timestampColumnType is the timestamp type name with nargs arguments, a
+// being its precision (6 without one).
+func timestampColumnType(name string, nargs, a int) (columnType, bool) {
+	k := input.Timestamp
+	if name == "timestamptz" || name == "timestamp with time zone" {
+		k = input.TimestampTZ
+	}
+	switch {
+	case nargs == 0:
+		return columnType{Type: input.Type{Kind: k, Precision: 6}}, true
+	case nargs == 1 && a <= 6:
+		return columnType{Type: input.Type{Kind: k, Precision: a}}, true
 	}
 	return columnType{}, false
 }
