@@ -66,6 +66,32 @@ func OpenReadOnly(ctx context.Context, url string, lockTimeout time.Duration) (*
 }
 
 func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly bool) (*DB, error) {
+	red := dsn.NewRedactor(url)
+	cfg, err := connConfig(url, red, lockTimeout, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB := stdlib.OpenDB(*cfg)
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		sqlDB.Close()
+		if unreachable(ctx, err) {
+			err = fmt.Errorf("%w (try again later): %w", engine.ErrUnavailable, err)
+		}
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
+	}
+	schema, err := currentSchema(ctx, conn)
+	if err != nil {
+		conn.Close()
+		sqlDB.Close()
+		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
+	}
+	return &DB{db: sqlDB, conn: conn, schema: schema}, nil
+}
+
+// connConfig is the connection's configuration from url, with the
+// session's settings; red learns the password.
+func connConfig(url string, red *dsn.Redactor, lockTimeout time.Duration, readOnly bool) (*pgx.ConnConfig, error) {
 	// The password is split off before pgx sees the URL and set on the
 	// config afterwards, so no parse or connect error can echo it, however
 	// the URL is written (pgx reads an unencoded '/' or '@' in a password
@@ -74,7 +100,6 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	if err != nil {
 		return nil, err
 	}
-	red := dsn.NewRedactor(url)
 	cfg, err := pgx.ParseConfig(u.WithoutPassword())
 	if err != nil {
 		return nil, red.Error(fmt.Errorf("%w: postgres target %s: %w", dsn.ErrURL, dsn.Redact(url), err))
@@ -103,33 +128,27 @@ func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly b
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = min(max(lockTimeout, time.Second), time.Minute)
 	}
-	sqlDB := stdlib.OpenDB(*cfg)
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		sqlDB.Close()
-		if unreachable(ctx, err) {
-			err = fmt.Errorf("%w (try again later): %w", engine.ErrUnavailable, err)
-		}
-		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
-	}
+	return cfg, nil
+}
+
+// currentSchema is the session's current schema, once the server is known
+// to be new enough.
+func currentSchema(ctx context.Context, conn *sql.Conn) (string, error) {
 	var schema sql.NullString
 	var version int
 	var versionText string
-	err = conn.QueryRowContext(ctx, "SELECT current_schema(), current_setting('server_version_num')::int, current_setting('server_version')").
+	err := conn.QueryRowContext(ctx, "SELECT current_schema(), current_setting('server_version_num')::int, current_setting('server_version')").
 		Scan(&schema, &version, &versionText)
 	if err == nil && version < minVersion {
 		err = fmt.Errorf("idem needs PostgreSQL 15 or later (MERGE); this server is %s", versionText)
 	}
 	if err != nil {
-		conn.Close()
-		sqlDB.Close()
-		return nil, red.Error(fmt.Errorf("connecting to %s: %w", dsn.Redact(url), err))
+		return "", err
 	}
-	d := &DB{db: sqlDB, conn: conn, schema: schema.String}
-	if d.schema == "" { // no schema of search_path exists: CREATE would fail anyway
-		d.schema = "public"
+	if schema.String == "" { // no schema of search_path exists: CREATE would fail anyway
+		return "public", nil
 	}
-	return d, nil
+	return schema.String, nil
 }
 
 // hasQueryPassword reports whether a URL's query sets password=.
