@@ -52,19 +52,7 @@ func parseType(s string) (chType, error) {
 	var t chType
 	typ := bareType(s)
 	t.json = typ != strings.TrimSpace(s)
-	for {
-		inner, ok := unwrapType(typ, "Nullable")
-		if ok {
-			t.nullable = true
-			typ = inner
-			continue
-		}
-		if inner, ok = unwrapType(typ, "LowCardinality"); ok {
-			typ = inner
-			continue
-		}
-		break
-	}
+	typ, t.nullable = unwrapTypes(typ)
 	name, args, hasArgs := strings.Cut(typ, "(")
 	if hasArgs {
 		if !strings.HasSuffix(args, ")") {
@@ -72,7 +60,51 @@ func parseType(s string) (chType, error) {
 		}
 		args = strings.TrimSuffix(args, ")")
 	}
-	bad := func(why string) (chType, error) { return chType{}, fmt.Errorf("%s %s", typ, why) }
+	why := t.read(name, args)
+	if why == "" && hasArgs != (t.kind == chDecimal || t.kind == chDateTime64) {
+		why = "is not a type idem writes exactly"
+	}
+	if why == "" && t.kind == chDecimal {
+		if t.scale > input.MaxPrecision {
+			why = fmt.Sprintf("keeps more digits after the point than idem reads (%d)", input.MaxPrecision)
+		}
+		t.bits = decimalBits(t.precision)
+	}
+	if why != "" {
+		return chType{}, fmt.Errorf("%s %s", typ, why)
+	}
+	return t, nil
+}
+
+// unwrapTypes returns typ without the Nullable and LowCardinality around
+// it, and whether one was Nullable.
+func unwrapTypes(typ string) (string, bool) {
+	nullable := false
+	for {
+		inner, ok := unwrapType(typ, "Nullable")
+		if ok {
+			nullable = true
+			typ = inner
+			continue
+		}
+		if inner, ok = unwrapType(typ, "LowCardinality"); ok {
+			typ = inner
+			continue
+		}
+		return typ, nullable
+	}
+}
+
+// refusedTypes say why idem writes no values of these types.
+var refusedTypes = map[string]string{
+	"Date":        "holds a narrower range of dates than Date32 and DateTime64 (from 1970), which ClickHouse would clamp values to: use Date32 or DateTime64",
+	"DateTime":    "holds a narrower range of dates than Date32 and DateTime64 (from 1970), which ClickHouse would clamp values to: use Date32 or DateTime64",
+	"FixedString": "pads its values with NUL bytes: use String",
+}
+
+// read sets t's kind, and what args give, for the type name; it returns
+// why idem cannot write the type's values exactly ("": it can).
+func (t *chType) read(name, args string) string {
 	switch name {
 	case "Bool":
 		t.kind = chBool
@@ -84,64 +116,74 @@ func parseType(s string) (chType, error) {
 		t.kind = chString
 	case "Date32":
 		t.kind = chDate32
-	case "Decimal":
+	case "Decimal", "Decimal32", "Decimal64", "Decimal128", "Decimal256":
+		return t.readDecimal(name, args)
+	case "DateTime64":
+		return t.readDateTime64(args)
+	default:
+		if why, ok := refusedTypes[name]; ok {
+			return why
+		}
+		return "is not a type idem writes exactly"
+	}
+	return ""
+}
+
+// decimalPrecision is the precision of each DecimalN(S).
+var decimalPrecision = map[string]int{"Decimal32": 9, "Decimal64": 18, "Decimal128": 38, "Decimal256": 76}
+
+// readDecimal is read for Decimal(P, S) and DecimalN(S).
+func (t *chType) readDecimal(name, args string) string {
+	if name == "Decimal" {
 		p, sc, ok := twoArgs(args)
 		if !ok || p < 1 || p > 76 || sc < 0 || sc > p {
-			return bad("has no precision and scale idem reads")
+			return "has no precision and scale idem reads"
 		}
 		t.kind, t.precision, t.scale = chDecimal, p, sc
-	case "Decimal32", "Decimal64", "Decimal128", "Decimal256":
-		p := map[string]int{"Decimal32": 9, "Decimal64": 18, "Decimal128": 38, "Decimal256": 76}[name]
-		sc, err := strconv.Atoi(strings.TrimSpace(args))
-		if err != nil || sc < 0 || sc > p {
-			return bad("has no scale idem reads")
-		}
-		t.kind, t.precision, t.scale = chDecimal, p, sc
-	case "DateTime64":
-		ps, zone, hasZone := strings.Cut(args, ",")
-		p, err := strconv.Atoi(strings.TrimSpace(ps))
-		if err != nil || p < 0 || p > 9 {
-			return bad("has no precision idem reads")
-		}
-		if p > 8 {
-			// Nanoseconds in an Int64 end at 2262-04-11.
-			return bad("holds no time after 2262-04-11 (nanoseconds): idem writes DateTime64 of up to 8 digits of a second, which hold every time to 2299")
-		}
-		t.kind, t.precision = chDateTime64, p
-		if hasZone {
-			z := strings.TrimSpace(zone)
-			if len(z) < 2 || z[0] != '\'' || z[len(z)-1] != '\'' {
-				return bad("names its time zone in a way idem does not read")
-			}
-			t.zone = z[1 : len(z)-1]
-		}
-	case "Date", "DateTime":
-		return bad("holds a narrower range of dates than Date32 and DateTime64 (from 1970), which ClickHouse would clamp values to: use Date32 or DateTime64")
-	case "FixedString":
-		return bad("pads its values with NUL bytes: use String")
-	default:
-		return bad("is not a type idem writes exactly")
+		return ""
 	}
-	if hasArgs != (t.kind == chDecimal || t.kind == chDateTime64) {
-		return bad("is not a type idem writes exactly")
+	p := decimalPrecision[name]
+	sc, err := strconv.Atoi(strings.TrimSpace(args))
+	if err != nil || sc < 0 || sc > p {
+		return "has no scale idem reads"
 	}
-	switch t.kind {
-	case chDecimal:
-		if t.scale > input.MaxPrecision {
-			return bad(fmt.Sprintf("keeps more digits after the point than idem reads (%d)", input.MaxPrecision))
-		}
-		switch {
-		case t.precision <= 9:
-			t.bits = 32
-		case t.precision <= 18:
-			t.bits = 64
-		case t.precision <= 38:
-			t.bits = 128
-		default:
-			t.bits = 256
-		}
+	t.kind, t.precision, t.scale = chDecimal, p, sc
+	return ""
+}
+
+// readDateTime64 is read for DateTime64(P[, 'zone']).
+func (t *chType) readDateTime64(args string) string {
+	ps, zone, hasZone := strings.Cut(args, ",")
+	p, err := strconv.Atoi(strings.TrimSpace(ps))
+	if err != nil || p < 0 || p > 9 {
+		return "has no precision idem reads"
 	}
-	return t, nil
+	if p > 8 {
+		// Nanoseconds in an Int64 end at 2262-04-11.
+		return "holds no time after 2262-04-11 (nanoseconds): idem writes DateTime64 of up to 8 digits of a second, which hold every time to 2299"
+	}
+	t.kind, t.precision = chDateTime64, p
+	if hasZone {
+		z := strings.TrimSpace(zone)
+		if len(z) < 2 || z[0] != '\'' || z[len(z)-1] != '\'' {
+			return "names its time zone in a way idem does not read"
+		}
+		t.zone = z[1 : len(z)-1]
+	}
+	return ""
+}
+
+// decimalBits is the storage of a Decimal of precision p.
+func decimalBits(p int) int {
+	switch {
+	case p <= 9:
+		return 32
+	case p <= 18:
+		return 64
+	case p <= 38:
+		return 128
+	}
+	return 256
 }
 
 // unwrapType returns X of wrapper(X).
