@@ -98,40 +98,26 @@ type spooler struct {
 	insert  func(path string) error
 	files   int
 	pending chan error // the insert running, if any
+	// The file being written (f nil: none), through w, and its rows.
+	f    *os.File
+	w    *bufio.Writer
+	path string
+	held int
 }
 
 // run writes every row, starting a file's insert as soon as it is full,
 // and the last file's at the end; it returns how many rows it wrote.
 func (s *spooler) run(ctx context.Context, cols []engine.Column, rows *input.Reader) (int64, error) {
 	var (
-		lc   []loadColumn
-		buf  []byte
-		n    int64
-		f    *os.File
-		w    *bufio.Writer
-		path string
-		held int // rows in the file being written
+		lc  []loadColumn
+		buf []byte
+		n   int64
 	)
 	defer func() {
-		if f != nil {
-			f.Close()
+		if s.f != nil {
+			s.f.Close()
 		}
 	}()
-	flush := func() error { // closes the file and starts its insert
-		err := w.Flush()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		f = nil
-		if err != nil {
-			return fmt.Errorf("writing a spool file: %w", err)
-		}
-		if err := s.wait(); err != nil {
-			return err
-		}
-		s.start(path)
-		return nil
-	}
 	for {
 		b, err := rows.Next()
 		if errors.Is(err, io.EOF) {
@@ -151,33 +137,62 @@ func (s *spooler) run(ctx context.Context, cols []engine.Column, rows *input.Rea
 		if buf, err = appendBatch(buf[:0], lc, b); err != nil {
 			return n, err
 		}
-		if f == nil {
-			s.files++
-			path = filepath.Join(s.dir, fmt.Sprintf("rows-%d.bin", s.files))
-			if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
-				return n, fmt.Errorf("creating a spool file: %w", err)
-			}
-			if w == nil {
-				w = bufio.NewWriterSize(f, 1<<20)
-			} else {
-				w.Reset(f)
-			}
-		}
-		if _, err := w.Write(buf); err != nil {
-			return n, fmt.Errorf("writing a spool file: %w", err)
+		if err := s.write(buf); err != nil {
+			return n, err
 		}
 		n += int64(b.Len)
-		if held += b.Len; held >= spoolRows {
-			if err := flush(); err != nil {
+		if s.held += b.Len; s.held >= spoolRows {
+			if err := s.flush(); err != nil {
 				return n, err
 			}
-			held = 0
+			s.held = 0
 		}
 	}
-	if f != nil {
-		return n, flush()
+	if s.f != nil {
+		return n, s.flush()
 	}
 	return n, nil
+}
+
+// write appends buf to the file being written, creating the next file
+// when none is.
+func (s *spooler) write(buf []byte) error {
+	if s.f == nil {
+		s.files++
+		s.path = filepath.Join(s.dir, fmt.Sprintf("rows-%d.bin", s.files))
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return fmt.Errorf("creating a spool file: %w", err)
+		}
+		s.f = f
+		if s.w == nil {
+			s.w = bufio.NewWriterSize(f, 1<<20)
+		} else {
+			s.w.Reset(f)
+		}
+	}
+	if _, err := s.w.Write(buf); err != nil {
+		return fmt.Errorf("writing a spool file: %w", err)
+	}
+	return nil
+}
+
+// flush closes the file being written and starts its insert, once the
+// previous one is done.
+func (s *spooler) flush() error {
+	err := s.w.Flush()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	s.f = nil
+	if err != nil {
+		return fmt.Errorf("writing a spool file: %w", err)
+	}
+	if err := s.wait(); err != nil {
+		return err
+	}
+	s.start(s.path)
+	return nil
 }
 
 // start inserts the file at path, in the background.
