@@ -330,16 +330,12 @@ func (r *copyReader) encodeRow(i int) error {
 				return f.outOfRange(x, 32)
 			}
 			b = binary.BigEndian.AppendUint32(append(b, 0, 0, 0, 4), uint32(x))
-		case opInt8, opDate, opTime:
-			x := v.Int[i]
-			switch f.op {
-			case opDate:
-				b = binary.BigEndian.AppendUint32(append(b, 0, 0, 0, 4), uint32(int32(x-pgEpochDays)))
-				continue
-			case opTime:
-				x -= pgEpochMicros
-			}
-			b = binary.BigEndian.AppendUint64(append(b, 0, 0, 0, 8), uint64(x))
+		case opInt8:
+			b = binary.BigEndian.AppendUint64(append(b, 0, 0, 0, 8), uint64(v.Int[i]))
+		case opDate:
+			b = binary.BigEndian.AppendUint32(append(b, 0, 0, 0, 4), uint32(int32(v.Int[i]-pgEpochDays)))
+		case opTime:
+			b = binary.BigEndian.AppendUint64(append(b, 0, 0, 0, 8), uint64(v.Int[i]-pgEpochMicros))
 		case opFloat4:
 			b = binary.BigEndian.AppendUint32(append(b, 0, 0, 0, 4), math.Float32bits(float32(v.Float[i])))
 		case opFloat8:
