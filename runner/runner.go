@@ -90,6 +90,9 @@ type Options struct {
 	// plan, set by Plan, sees every step with its kind, and makes the run
 	// roll back where it would commit (see plan.go).
 	plan func(kind, text string)
+	// afterStep, if set (tests only), is called with each step's name once
+	// the step has succeeded: an error it returns is the step's (runSteps).
+	afterStep func(step string) error
 }
 
 // Result is what one partition's run did. Its JSON form is the contract

@@ -253,12 +253,16 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error, rollbackMa
 	}
 }
 
-// runSteps runs steps in order, each followed by its crash point.
+// runSteps runs steps in order, each followed by its crash point (and,
+// in tests, by Options.afterStep: a failure injected at that step).
 func (r *run) runSteps(ctx context.Context, steps []step) error {
 	for _, st := range steps {
 		start := time.Now() // for -v only: no clock reaches the data
 		err := st.do(ctx)
 		r.log.Debug("step", "name", st.name, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()))
+		if err == nil && r.opts.afterStep != nil {
+			err = r.opts.afterStep(st.name)
+		}
 		if err != nil {
 			return err
 		}
