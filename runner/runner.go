@@ -66,15 +66,8 @@ type Options struct {
 	// Now stamps metadata (loaded_at, started_at, finished_at) and nothing
 	// else. Default time.Now.
 	Now func() time.Time
-	// CrashAt kills the process at that point of the run (tests only).
-	CrashAt string
-	// WaitAt stops the run at that point until its context is cancelled,
-	// after saying so on the logger (tests only: a signal then arrives at
-	// a known step).
-	WaitAt string
-	// WaitFor, with WaitAt, is a file whose creation ends the wait: the
-	// run then goes on (tests only: two runs interleave at known steps).
-	WaitFor string
+	// Faults stop the run on purpose (tests only).
+	Faults
 	// Logger receives progress; default discards.
 	Logger *slog.Logger
 	// Record, if set, sees every SQL statement the run executes, in order,
@@ -90,31 +83,68 @@ type Options struct {
 	// plan, set by Plan, sees every step with its kind, and makes the run
 	// roll back where it would commit (see plan.go).
 	plan func(kind, text string)
-	// afterStep, if set (tests only), is called with each step's name once
-	// the step has succeeded: an error it returns is the step's (runSteps).
+}
+
+// Faults are where a run stops on purpose: tests only.
+type Faults struct {
+	// CrashAt kills the process at that point of the run.
+	CrashAt string
+	// WaitAt stops the run at that point until its context is cancelled,
+	// after saying so on the logger (a signal then arrives at a known
+	// step).
+	WaitAt string
+	// WaitFor, with WaitAt, is a file whose creation ends the wait: the
+	// run then goes on (two runs interleave at known steps).
+	WaitFor string
+	// afterStep, if set, is called with each step's name once the step has
+	// succeeded: an error it returns is the step's (runSteps).
 	afterStep func(step string) error
 }
 
 // Result is what one partition's run did. Its JSON form is the contract
 // of `idem run --json`.
 type Result struct {
-	Job              string `json:"job"`
-	Partition        string `json:"partition"`
-	RunID            string `json:"run_id"`
-	Action           string `json:"action"`
-	RowsIn           int64  `json:"rows_in"`
-	RowsDeduped      int64  `json:"rows_deduped"`
-	RowsOutOfWindow  int64  `json:"rows_out_of_window"`
-	Inserted         int64  `json:"inserted"`
-	Updated          int64  `json:"updated"`
-	Deleted          int64  `json:"deleted"`
-	DeletedAbsent    int64  `json:"deleted_absent"` // deletes of keys the table did not hold, remembered
-	SkippedOlder     int64  `json:"skipped_older"`
+	Job       string `json:"job"`
+	Partition string `json:"partition"`
+	RunID     string `json:"run_id"`
+	Action    string `json:"action"`
+	// The embedded structs' fields are Result's own in its JSON form, in
+	// this order.
+	InputRows
+	Writes
+	Sums
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+	Notes
+}
+
+// InputRows counts the input's rows: read, dropped as duplicates, and
+// outside the partition.
+type InputRows struct {
+	RowsIn          int64 `json:"rows_in"`
+	RowsDeduped     int64 `json:"rows_deduped"`
+	RowsOutOfWindow int64 `json:"rows_out_of_window"`
+}
+
+// Writes counts what a run wrote to the target.
+type Writes struct {
+	Inserted      int64 `json:"inserted"`
+	Updated       int64 `json:"updated"`
+	Deleted       int64 `json:"deleted"`
+	DeletedAbsent int64 `json:"deleted_absent"` // deletes of keys the table did not hold, remembered
+	SkippedOlder  int64 `json:"skipped_older"`
+}
+
+// Sums are what the ledger compares: the partition's (or a merge's
+// table's) rows and checksum after the run, and the input's fingerprint.
+type Sums struct {
 	RowCount         int64  `json:"row_count"`
 	Checksum         string `json:"checksum"`
 	InputFingerprint string `json:"input_fingerprint"`
-	DurationMS       int64  `json:"duration_ms"`
-	Error            string `json:"error,omitempty"`
+}
+
+// Notes say more about a run where there is more to say.
+type Notes struct {
 	// OutOfWindow lists, per partition, the input rows that belong to
 	// another partition and were not written by this run.
 	OutOfWindow []PartitionRows `json:"out_of_window,omitempty"`

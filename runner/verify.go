@@ -74,14 +74,27 @@ type VerifyReport struct {
 	// RerunWritten is, for a merge, what the rerun of the same snapshot
 	// inserted, updated or deleted: it must be 0.
 	RerunWritten *int64 `json:"rerun_written,omitempty"`
+	// Why says, when the verdict is fail, why (its fields are the
+	// report's own in its JSON form).
+	Why
+	Change *ChangeCheck `json:"change_one_row,omitempty"`
+	// Runs are the runner's results, in order (for -v and debugging).
+	Runs []Result `json:"-"`
+	// Cleanup is what Verify could not drop (not in the JSON form).
+	Cleanup
+}
+
+// Why is why a verification failed.
+type Why struct {
 	// Reason says, when the verdict is fail, why, in a user's terms.
 	Reason  string       `json:"reason,omitempty"`
 	Columns []ColumnDiff `json:"columns,omitempty"`
 	// Rows lists rows only one run has when no column alone explains it.
-	Rows   []string     `json:"rows,omitempty"`
-	Change *ChangeCheck `json:"change_one_row,omitempty"`
-	// Runs are the runner's results, in order (for -v and debugging).
-	Runs []Result `json:"-"`
+	Rows []string `json:"rows,omitempty"`
+}
+
+// Cleanup is what a verification left behind.
+type Cleanup struct {
 	// Leftover are the scratch tables Verify could not drop on its
 	// connection (CleanupErr says why); drop them with DropScratch on
 	// another.

@@ -12,7 +12,7 @@ func TestWriteText(t *testing.T) {
 	t.Parallel()
 	written := int64(2)
 	figs := "run 1: 3 rows, checksum aa; run 2: 3 rows, checksum bb"
-	fail := VerifyReport{Job: "orders", Partition: "2024-01-02", Verdict: VerdictFail, Reason: "the two runs left different tables",
+	fail := VerifyReport{Job: "orders", Partition: "2024-01-02", Verdict: VerdictFail, Why: Why{Reason: "the two runs left different tables"},
 		First: Figures{3, "aa"}, Second: Figures{3, "bb"}}
 	for _, c := range []struct {
 		name string
@@ -43,7 +43,7 @@ func TestWriteText(t *testing.T) {
 		{"change pass", VerifyReport{Job: "o", Partition: "p", Verdict: VerdictPass,
 			Change: &ChangeCheck{Verdict: VerdictPass, File: "in.csv", Line: 4, Column: "note", From: "hi", To: "hi~", Key: "id=2", Note: "lost"}},
 			[]string{"o p: PASS: two runs gave the same table (run 1: 0 rows, checksum ; run 2: 0 rows, checksum )", `  change one row (in.csv line 4, note "hi" -> "hi~"): only the rows of id=2 changed (lost)`}},
-		{"change fail", VerifyReport{Job: "o", Partition: "p", Verdict: VerdictFail, Reason: "changing one input row changed other rows too",
+		{"change fail", VerifyReport{Job: "o", Partition: "p", Verdict: VerdictFail, Why: Why{Reason: "changing one input row changed other rows too"},
 			Change: &ChangeCheck{Verdict: VerdictFail, File: "in.csv", Line: 4, Column: "n", From: "1", To: "2", Removed: []string{"1, a"}, Added: []string{"1, b", "2, b"}}},
 			[]string{"o p: FAIL: changing one input row changed other rows too (run 1: 0 rows, checksum ; run 2: 0 rows, checksum )",
 				`  change one row (in.csv line 4, n "1" -> "2"): more than that row changed:`, "    - 1, a", "    + 1, b", "    + 2, b"}},

@@ -125,7 +125,7 @@ func (c *backfillCommand) run(ctx context.Context, path string) error {
 	sum := backfillSummary{Summary: true, Job: j.Name, From: c.from, To: c.to, Partitions: len(windows)}
 	b, err := idem.Backfill(ctx, j, idem.BackfillOptions{
 		Options: idem.Options{AsOf: ref, Force: c.force, AllowOpen: c.allowOpen, LockTimeout: c.lockTimeout,
-			CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: c.logger()},
+			Faults: runner.Faults{CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar)}, Logger: c.logger()},
 		From: c.from, To: c.to, Parallel: c.parallel,
 		Each: c.printEach(j, windows, &sum, prog),
 	})

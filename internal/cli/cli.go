@@ -248,7 +248,7 @@ func (c *runCommand) run(ctx context.Context, path string) error {
 	}
 	results, err := idem.Run(ctx, j, idem.Options{
 		Date: c.date, AsOf: ref, Force: c.force, AllowOpen: c.allowOpen,
-		LockTimeout: c.lockTimeout, CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar), Logger: c.logger(),
+		LockTimeout: c.lockTimeout, Faults: runner.Faults{CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar)}, Logger: c.logger(),
 		Progress: prog.stepFunc(),
 	})
 	prog.finish()
