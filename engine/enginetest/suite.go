@@ -61,7 +61,7 @@ func allCases() []testCase {
 	for _, more := range [][]testCase{mergeCases, formatCases, concurrentCases, typeCases,
 		noSilentCases, oneWriterCases, interruptCases, badInputCases, badInput2Cases,
 		untouchedCases, readOnlyCases, faithfulCases, backfillCases, verifyCases, planCases,
-		ledgerCases, guardCases, oneReaderCases} {
+		ledgerCases, guardCases, oneReaderCases, sameKindsCases} {
 		cases = append(cases, more...)
 	}
 	return cases
@@ -115,6 +115,7 @@ var core = map[string]string{
 	"LedgerRoundTrip":                       ledgerOK,
 	"FailedFirstMergeLeavesNoTombstones":    "2",
 	"MergeOntoKeyHeldTwiceFails":            "7",
+	"PlanAndVerifyRunWhatARunRuns":          readOnly,
 }
 
 // orders is the seed fixture: three days, one exact duplicate (order 3) and
