@@ -38,6 +38,14 @@ func (r *run) exchange(ctx context.Context, writes, ledger []step) (err error) {
 	if ctx, afterSwap, err = r.runWrites(ctx, writes); err != nil {
 		return err
 	}
+	// The transaction holds a connection of the pool until it ends: a
+	// failure from here on (the swap, the ledger row) ends it too, or
+	// closing the DB would wait for it forever.
+	defer func() {
+		if err != nil {
+			r.tx.Rollback()
+		}
+	}()
 	r.s.q = r.db.Conn()
 	if r.built.Name != "" && r.opts.plan == nil {
 		ctx = context.WithoutCancel(ctx)
@@ -76,7 +84,7 @@ func (r *run) exchange(ctx context.Context, writes, ledger []step) (err error) {
 func (r *run) runWrites(ctx context.Context, writes []step) (context.Context, string, error) {
 	afterSwap := ""
 	for _, st := range writes {
-		if err := st.do(ctx); err != nil {
+		if err := r.doStep(ctx, st); err != nil {
 			r.s.mark(KindRollback, "ROLLBACK")
 			r.tx.Rollback()
 			r.s.q = r.db.Conn()

@@ -88,7 +88,7 @@ func TestStepCrashChild(t *testing.T) {
 		if c.String() != parts[0] {
 			continue
 		}
-		db, err := c.open(t.Context(), filepath.Join(parts[1], "target.duckdb"))
+		db, err := c.open(t.Context(), filepath.Join(parts[1], "target.db"))
 		require.NoError(t, err)
 		j, err := job.Parse([]byte(c.body), parts[1], func(string) (string, bool) { return "", false })
 		require.NoError(t, err)

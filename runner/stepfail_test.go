@@ -148,7 +148,7 @@ func (c stepCase) copyOf(t *testing.T, from string) (string, *job.Job) {
 
 func (c stepCase) openAt(t *testing.T, dir string) engine.DB {
 	t.Helper()
-	db, err := c.open(t.Context(), filepath.Join(dir, "target.duckdb"))
+	db, err := c.open(t.Context(), filepath.Join(dir, "target.db"))
 	require.NoError(t, err)
 	return db
 }
@@ -168,50 +168,60 @@ func stepNames(db engine.DB, j *job.Job) []string {
 // committed nothing leaves as it found it, temporary tables included.
 func snapshot(t *testing.T, db engine.DB) map[string][]string {
 	t.Helper()
-	ctx := t.Context()
-	rows, err := db.Conn().QueryContext(ctx, `SELECT table_schema, table_name FROM information_schema.tables
-WHERE table_catalog = current_database() AND table_name <> 'idem_failures' ORDER BY 1, 2`)
-	require.NoError(t, err)
-	var tables [][2]string
-	for rows.Next() {
-		var s, n string
-		require.NoError(t, rows.Scan(&s, &n))
-		tables = append(tables, [2]string{s, n})
+	// DuckDB's catalog, or (exchange) ClickHouse's, whose session tables
+	// are no part of the target.
+	tables, row := `SELECT table_schema, table_name FROM information_schema.tables
+WHERE table_catalog = current_database() AND table_name <> 'idem_failures' ORDER BY 1, 2`, "CAST(x AS VARCHAR)"
+	if db.Capabilities().Commit == engine.CommitExchange {
+		tables, row = `SELECT database, name FROM system.tables WHERE NOT is_temporary AND name <> 'idem_failures'
+AND database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA') ORDER BY 1, 2`, "formatRow('TSV', *)"
 	}
-	require.NoError(t, rows.Err())
-	rows.Close()
 	out := map[string][]string{}
 	d := db.SQL()
-	for _, tb := range tables {
-		q := fmt.Sprintf("SELECT CAST(x AS VARCHAR) FROM %s AS x ORDER BY 1", d.Table(engine.Table{Schema: tb[0], Name: tb[1]}))
-		rows, err := db.Conn().QueryContext(ctx, q)
-		require.NoError(t, err)
+	for _, tb := range queryStrings(t, db, tables, 2) {
+		q := fmt.Sprintf("SELECT %s FROM %s AS x ORDER BY 1", row, d.Table(engine.Table{Schema: tb[0], Name: tb[1]}))
 		list := []string{}
-		for rows.Next() {
-			var s string
-			require.NoError(t, rows.Scan(&s))
-			list = append(list, s)
+		for _, r := range queryStrings(t, db, q, 1) {
+			list = append(list, r[0])
 		}
-		require.NoError(t, rows.Err())
-		rows.Close()
 		out[tb[0]+"."+tb[1]] = list
 	}
 	return out
 }
 
+// queryStrings is q's rows, n strings each.
+func queryStrings(t *testing.T, db engine.DB, q string, n int) [][]string {
+	t.Helper()
+	rows, err := db.Conn().QueryContext(t.Context(), q)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out [][]string
+	for rows.Next() {
+		r := make([]string, n)
+		ptrs := make([]any, n)
+		for i := range r {
+			ptrs[i] = &r[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		out = append(out, r)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
 // withoutNewLedger is after without an empty ledger that was not in
-// before, on the swap protocol: there the ledger is created by DDL, which
-// commits, ahead of the data transaction ("ensure ledger" is a prepare
-// step); a failed first load leaves it, empty, as a later run would create
-// it. Every other table is as it was.
+// before, on the protocols without one transaction: there the ledger is
+// created by DDL, which commits (swap) or is alone (exchange), ahead of
+// the data ("ensure ledger" is a prepare step); a failed first load leaves
+// it, empty, as a later run would create it. Every other table is as it
+// was.
 func withoutNewLedger(c stepCase, before, after map[string][]string) map[string][]string {
-	const ledger = "main.idem_runs"
-	if _, had := before[ledger]; had || c.protocol != "swap" || len(after[ledger]) > 0 {
+	if c.protocol == "transaction" {
 		return after
 	}
 	out := map[string][]string{}
 	for k, v := range after {
-		if k != ledger {
+		if _, had := before[k]; had || !strings.HasSuffix(k, ".idem_runs") || len(v) > 0 {
 			out[k] = v
 		}
 	}

@@ -253,22 +253,28 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error, rollbackMa
 	}
 }
 
-// runSteps runs steps in order, each followed by its crash point (and,
-// in tests, by Options.afterStep: a failure injected at that step).
+// runSteps runs steps in order, each followed by its crash point.
 func (r *run) runSteps(ctx context.Context, steps []step) error {
 	for _, st := range steps {
-		start := time.Now() // for -v only: no clock reaches the data
-		err := st.do(ctx)
-		r.log.Debug("step", "name", st.name, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()))
-		if err == nil && r.opts.afterStep != nil {
-			err = r.opts.afterStep(st.name)
-		}
-		if err != nil {
+		if err := r.doStep(ctx, st); err != nil {
 			return err
 		}
 		r.crash(st.crash)
 	}
 	return nil
+}
+
+// doStep runs one step: every step of a run goes through here (runSteps,
+// and runWrites on the exchange protocol). In tests, Faults.afterStep
+// then sees its name, and may fail it.
+func (r *run) doStep(ctx context.Context, st step) error {
+	start := time.Now() // for -v only: no clock reaches the data
+	err := st.do(ctx)
+	r.log.Debug("step", "name", st.name, "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()))
+	if err == nil && r.opts.afterStep != nil {
+		err = r.opts.afterStep(st.name)
+	}
+	return err
 }
 
 // begin starts the data transaction and takes the run's lock in it.
