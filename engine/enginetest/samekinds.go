@@ -124,15 +124,18 @@ func testSameKinds(t *testing.T, h Harness) {
 			requireSameKinds(t, "plan", kindsOf(planned), kindsOf(ran), planned, ran)
 
 			// What a run executes on the same input: a first load, then a
-			// forced rerun.
-			ref := NewEnv(t, h)
-			rj := ref.Job(body)
-			ref.Write("in/orders.csv", c.input)
+			// forced rerun (in a subtest: an Env of its own on engines that
+			// give each test its own schema).
 			var first, forced []string
-			_, err = ref.Run(rj, "2026-11-28", recording(&first))
-			require.NoError(t, err)
-			_, err = ref.Run(rj, "2026-11-28", recording(&forced), func(o *idem.Options) { o.Force = true })
-			require.NoError(t, err)
+			t.Run("reference", func(t *testing.T) {
+				ref := NewEnv(t, h)
+				rj := ref.Job(body)
+				ref.Write("in/orders.csv", c.input)
+				_, err := ref.Run(rj, "2026-11-28", recording(&first))
+				require.NoError(t, err)
+				_, err = ref.Run(rj, "2026-11-28", recording(&forced), func(o *idem.Options) { o.Force = true })
+				require.NoError(t, err)
+			})
 			scratch := runs(verified)
 			require.GreaterOrEqual(t, len(scratch), 2, "verify's record:\n%s", strings.Join(verified, "\n"))
 			for i, want := range [][]string{first, forced} {
@@ -147,7 +150,7 @@ func testSameKinds(t *testing.T, h Harness) {
 // drops of its temporary tables and its end (see planEqualsRun).
 func untilDDL(planned []string) []string {
 	n := len(planned)
-	for n > 0 && (kindOf(planned[n-1]) == "DROP TABLE" || kindOf(planned[n-1]) == "ROLLBACK") {
+	for n > 0 && (strings.HasPrefix(kindOf(planned[n-1]), "DROP ") || kindOf(planned[n-1]) == "ROLLBACK") {
 		n--
 	}
 	return planned[:n]
