@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
 
@@ -102,47 +103,55 @@ func testSameKinds(t *testing.T, h Harness) {
 			var verified []string
 			rep := e.verify(j, "2026-11-28", recording(&verified))
 			require.Equal(t, runner.VerdictPass, rep.Verdict, rep.Reason)
-
-			plans, err := e.Plan(j, "2026-11-28")
-			stopped := errors.Is(err, runner.ErrPlanNeedsDDL)
-			if !stopped {
-				require.NoError(t, err)
-			}
-			var planned []string
-			for _, p := range plans {
-				for _, s := range p.Steps {
-					planned = append(planned, s.Text)
-				}
-			}
-			var ran []string
-			_, err = e.Run(j, "2026-11-28", recording(&ran))
-			require.NoError(t, err)
-			if stopped { // the plan stops before DDL it cannot roll back
-				planned = untilDDL(planned)
-				ran = ran[:min(len(planned), len(ran))]
-			}
-			requireSameKinds(t, "plan", kindsOf(planned), kindsOf(ran), planned, ran)
-
-			// What a run executes on the same input: a first load, then a
-			// forced rerun (in a subtest: an Env of its own on engines that
-			// give each test its own schema).
-			var first, forced []string
-			t.Run("reference", func(t *testing.T) {
-				ref := NewEnv(t, h)
-				rj := ref.Job(body)
-				ref.Write("in/orders.csv", c.input)
-				_, err := ref.Run(rj, "2026-11-28", recording(&first))
-				require.NoError(t, err)
-				_, err = ref.Run(rj, "2026-11-28", recording(&forced), func(o *idem.Options) { o.Force = true })
-				require.NoError(t, err)
-			})
-			scratch := runs(verified)
-			require.GreaterOrEqual(t, len(scratch), 2, "verify's record:\n%s", strings.Join(verified, "\n"))
-			for i, want := range [][]string{first, forced} {
-				got := scratch[i][:min(len(want), len(scratch[i]))]
-				requireSameKinds(t, fmt.Sprintf("verify's scratch run %d", i+1), kindsOf(got), kindsOf(want), got, want)
-			}
+			planSameAsRun(t, e, j)
+			verifySameAsRun(t, h, body, c.input, verified)
 		})
+	}
+}
+
+// planSameAsRun: the plan's statement kinds are the run's, in order.
+func planSameAsRun(t *testing.T, e *Env, j *job.Job) {
+	plans, err := e.Plan(j, "2026-11-28")
+	stopped := errors.Is(err, runner.ErrPlanNeedsDDL)
+	if !stopped {
+		require.NoError(t, err)
+	}
+	var planned []string
+	for _, p := range plans {
+		for _, s := range p.Steps {
+			planned = append(planned, s.Text)
+		}
+	}
+	var ran []string
+	_, err = e.Run(j, "2026-11-28", recording(&ran))
+	require.NoError(t, err)
+	if stopped { // the plan stops before DDL it cannot roll back
+		planned = untilDDL(planned)
+		ran = ran[:min(len(planned), len(ran))]
+	}
+	requireSameKinds(t, "plan", kindsOf(planned), kindsOf(ran), planned, ran)
+}
+
+// verifySameAsRun: verify's first two scratch runs execute the kinds of
+// what a run executes on the same input: a first load, then a forced
+// rerun (in a subtest: an Env of its own on engines that give each test
+// its own schema).
+func verifySameAsRun(t *testing.T, h Harness, body, input string, verified []string) {
+	var first, forced []string
+	t.Run("reference", func(t *testing.T) {
+		ref := NewEnv(t, h)
+		rj := ref.Job(body)
+		ref.Write("in/orders.csv", input)
+		_, err := ref.Run(rj, "2026-11-28", recording(&first))
+		require.NoError(t, err)
+		_, err = ref.Run(rj, "2026-11-28", recording(&forced), func(o *idem.Options) { o.Force = true })
+		require.NoError(t, err)
+	})
+	scratch := runs(verified)
+	require.GreaterOrEqual(t, len(scratch), 2, "verify's record:\n%s", strings.Join(verified, "\n"))
+	for i, want := range [][]string{first, forced} {
+		got := scratch[i][:min(len(want), len(scratch[i]))]
+		requireSameKinds(t, fmt.Sprintf("verify's scratch run %d", i+1), kindsOf(got), kindsOf(want), got, want)
 	}
 }
 
