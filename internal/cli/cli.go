@@ -234,14 +234,10 @@ func (c *runCommand) run(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if c.date == "" {
-		return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
-	}
-	j, err := idem.Load(path)
+	j, err := loadDated(path, c.date, c.red)
 	if err != nil {
-		return &exitError{ExitUsage, err}
+		return err
 	}
-	c.red.Add(job.Secrets(j.Target.URL)...)
 	var prog *progress
 	if !c.asJSON && isTerminal(c.stderr) {
 		prog = newRunProgress(c.stderr, progressThrottle)
@@ -445,6 +441,20 @@ func (c *checksumCommand) check(url, table string) (job.TableName, error) {
 
 // asOfTime is --as-of, or now: the reference time, read once, decides only
 // whether a partition is closed.
+// loadDated loads the job at path for a command that runs the partition
+// --date names, and adds its target's secrets to the redactor.
+func loadDated(path, date string, red *job.Redactor) (*job.Job, error) {
+	if date == "" {
+		return nil, &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
+	}
+	j, err := idem.Load(path)
+	if err != nil {
+		return nil, &exitError{ExitUsage, err}
+	}
+	red.Add(job.Secrets(j.Target.URL)...)
+	return j, nil
+}
+
 func asOfTime(asOf string) (time.Time, error) {
 	if asOf == "" {
 		return time.Now(), nil

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -63,14 +62,10 @@ func (c *planCommand) run(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if c.date == "" {
-		return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
-	}
-	j, err := idem.Load(path)
+	j, err := loadDated(path, c.date, c.red)
 	if err != nil {
-		return &exitError{ExitUsage, err}
+		return err
 	}
-	c.red.Add(job.Secrets(j.Target.URL)...)
 	plans, err := idem.Plan(ctx, j, idem.Options{
 		Date: c.date, AsOf: ref, Force: c.force, AllowOpen: c.allowOpen,
 		LockTimeout: c.lockTimeout, Logger: c.logger(),

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,14 +35,10 @@ database (a DuckDB file) was held past --lock-timeout, or could not be reached; 
 interrupted: the scratch tables are dropped.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if date == "" {
-				return &exitError{ExitUsage, errors.New("--date is required: the scheduler names the partition; idem never guesses it from the clock")}
-			}
-			j, err := idem.Load(args[0])
+			j, err := loadDated(args[0], date, red)
 			if err != nil {
-				return &exitError{ExitUsage, err}
+				return err
 			}
-			red.Add(job.Secrets(j.Target.URL)...)
 			rep, err := idem.Verify(cmd.Context(), j, idem.Options{Date: date, LockTimeout: lockTimeout, Logger: logger()})
 			if err != nil {
 				return &exitError{exitCode(err), err}
