@@ -5,20 +5,15 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
-// BenchmarkScanRead reads IDEM_BENCH_CSV (the benchmark's 1M-row CSV):
-// go test ./input -run '^$' -bench ScanRead -benchtime 3x
+// BenchmarkScanRead reads IDEM_BENCH_CSV (the benchmark's 1M-row CSV, or
+// its .jsonl or .parquet twin) in both passes; BenchmarkScan in the first:
+// go test ./input -run '^$' -bench Scan -benchtime 3x
 func BenchmarkScanRead(b *testing.B) {
-	path := os.Getenv("IDEM_BENCH_CSV")
-	if path == "" {
-		b.Skip("IDEM_BENCH_CSV names a CSV file to read")
-	}
-	format := "csv"
-	if len(path) > 6 && path[len(path)-6:] == ".jsonl" {
-		format = "jsonl"
-	}
+	path, format := benchInput(b)
 	for b.Loop() {
 		in, err := Scan(context.Background(), Spec{Paths: []string{path}, Format: format})
 		if err != nil {
@@ -44,13 +39,25 @@ func BenchmarkScanRead(b *testing.B) {
 }
 
 func BenchmarkScan(b *testing.B) {
-	path := os.Getenv("IDEM_BENCH_CSV")
-	if path == "" {
-		b.Skip("IDEM_BENCH_CSV names a CSV file to read")
-	}
+	path, format := benchInput(b)
 	for b.Loop() {
-		if _, err := Scan(context.Background(), Spec{Paths: []string{path}, Format: "csv"}); err != nil {
+		if _, err := Scan(context.Background(), Spec{Paths: []string{path}, Format: format}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchInput is IDEM_BENCH_CSV and its format, by its extension.
+func benchInput(b *testing.B) (path, format string) {
+	path = os.Getenv("IDEM_BENCH_CSV")
+	if path == "" {
+		b.Skip("IDEM_BENCH_CSV names a CSV, JSON Lines or Parquet file to read")
+	}
+	switch filepath.Ext(path) {
+	case ".jsonl":
+		return path, "jsonl"
+	case ".parquet":
+		return path, "parquet"
+	}
+	return path, "csv"
 }
