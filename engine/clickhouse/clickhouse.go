@@ -318,8 +318,12 @@ func (*DB) PartitionKey(t engine.Table) (string, []any) {
 
 // SameKey compares keys as ClickHouse shows them, without quotes and
 // spaces.
+//
+// A wall-clock key names UTC; one without a zone, as tables made by
+// earlier versions have, is taken for it: the two agree where the server
+// runs in UTC, and refusing would stop every such table.
 func (*DB) SameKey(have, want string) bool {
-	norm := strings.NewReplacer(" ", "", `"`, "", "`", "")
+	norm := strings.NewReplacer(" ", "", `"`, "", "`", "", ",'UTC'", "")
 	return norm.Replace(have) == norm.Replace(want)
 }
 

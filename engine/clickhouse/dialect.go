@@ -55,8 +55,8 @@ func (d Dialect) TimeLiteral(t time.Time, k engine.TimeKind) string {
 	switch k {
 	case engine.KindDate:
 		return "toDate(" + d.String(t.Format("2006-01-02")) + ")"
-	case engine.KindTimestamp:
-		return "toDateTime64(" + d.String(t.Format("2006-01-02 15:04:05.999999")) + ", 6)"
+	case engine.KindTimestamp: // in UTC by name: a mutation runs in the server's zone
+		return "toDateTime64(" + d.String(t.Format("2006-01-02 15:04:05.999999")) + ", 6, 'UTC')"
 	}
 	return "parseDateTime64BestEffort(" + d.String(t.Format("2006-01-02T15:04:05.999999-07:00")) + ", 6, 'UTC')"
 }
@@ -79,9 +79,15 @@ func (Dialect) TimeKindOf(sqlType string) (engine.TimeKind, bool) {
 
 // PartitionStart is the start of col's partition: a Date for day and
 // month, a DateTime for hour, read in zone for instants. It is also the
-// partition key of the tables idem creates (PartitionBy).
+// partition key of the tables idem creates (PartitionBy). A wall-clock
+// value is read in UTC by name: a zoneless DateTime64 column otherwise
+// takes the server's zone (chDB's is the host's) where a session's
+// time zone does not reach, as in a partition key.
 func (d Dialect) PartitionStart(col string, k engine.TimeKind, unit, zone string) string {
 	tz := ""
+	if k == engine.KindTimestamp {
+		tz = ", 'UTC'"
+	}
 	if k == engine.KindTimestampTZ {
 		if zone == "" {
 			zone = "UTC"

@@ -26,6 +26,7 @@ var faithfulCases = []testCase{
 	{"OffsetInTimestampColumnRefused", testOffsetRefused},
 	{"ZonedTimestampsReadStrictly", testZonedStrict},
 	{"TimestampTZIndependentOfHostTZ", testHostTZ},
+	{"TimestampIndependentOfHostTZ", testHostTZWallClock},
 	{"BigIntegerKeysKeepIdentity", testBigKeys},
 	{"BigIntegersKeepEveryDigit", testBigIntegers},
 	{"LateTimeOfDayKept", testLateTime},
@@ -217,6 +218,35 @@ func testHostTZ(t *testing.T, h Harness) {
 				require.Equal(t, first[k], res[k], "TZ=%s: %s", tz, k)
 			}
 		}
+	}
+}
+
+// A wall-clock TIMESTAMP column's partitions do not depend on the host's
+// time zone either, in a first load and in a rerun that replaces the
+// partition (on ClickHouse a mutation, which a session's time zone does not
+// reach, deleted the wrong day's rows under TZ=Pacific/Kiritimati).
+func testHostTZWallClock(t *testing.T, h Harness) {
+	const first = "id,ts\n1,2026-01-01 23:30:00\n3,2026-01-02 00:30:00\n4,2026-01-02 18:00:00\n5,2026-01-03 03:00:00\n"
+	const second = "id,ts\n3,2026-01-02 01:30:00\n6,2026-01-02 23:00:00\n"
+	for _, tz := range []string{"UTC", "Pacific/Kiritimati", "America/Los_Angeles"} {
+		// A subtest each: on MySQL a test's targets share its schemas.
+		t.Run(tz, func(t *testing.T) {
+			e := NewEnv(t, h)
+			j := e.Job(offsetJob + "columns:\n  ts: TIMESTAMP\n")
+			for _, c := range []struct {
+				input, date string
+				want        []string
+			}{
+				{first, "2026-01-02", []string{"3", "4"}},
+				{first, "2026-01-03", []string{"3", "4", "5"}},
+				{second, "2026-01-02", []string{"3", "5", "6"}},
+			} {
+				e.Write("in/e.csv", c.input)
+				code, _, stderr := RunBinary(t, []string{"TZ=" + tz}, "run", j.Path, "--date", c.date, "--as-of", "2026-02-01T00:00:00Z")
+				require.Equal(t, 0, code, "TZ=%s: %s", tz, stderr)
+				require.Equal(t, c.want, e.Rows("", "id"), "TZ=%s, after --date %s", tz, c.date)
+			}
+		})
 	}
 }
 

@@ -103,6 +103,7 @@ var core = map[string]string{
 	"NullPartitionValueRejected":            "8",
 	"MissingColumnFails":                    "8",
 	"TimestampTZIndependentOfHostTZ":        "8",
+	"TimestampIndependentOfHostTZ":          "8",
 	"FloatKeyRefused":                       "8",
 	"ClockWordsAndLooseTimesAreNoDates":     "9",
 	"InexactValueRefusedInEitherOrder":      "9",

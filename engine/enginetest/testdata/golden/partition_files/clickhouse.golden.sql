@@ -24,9 +24,9 @@ CREATE TEMPORARY TABLE "idem_stage_dedup" ENGINE = Memory AS SELECT * FROM "idem
 
 SELECT count(*) FROM "idem_stage_dedup";
 
-SELECT count(*), count(*) FILTER (WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6)), count(*) FILTER (WHERE "created_at" IS NULL) FROM "idem_stage_dedup";
+SELECT count(*), count(*) FILTER (WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC')), count(*) FILTER (WHERE "created_at" IS NULL) FROM "idem_stage_dedup";
 
-SELECT toDate("created_at") AS p, count(*) FROM "idem_stage_dedup" WHERE NOT ("created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6)) AND "created_at" IS NOT NULL GROUP BY 1 ORDER BY 1;
+SELECT toDate("created_at", 'UTC') AS p, count(*) FROM "idem_stage_dedup" WHERE NOT ("created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC')) AND "created_at" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 SELECT name FROM system.columns WHERE table = $1 AND database = $2;
 
@@ -36,17 +36,17 @@ DROP TABLE IF EXISTS "sales"."orders__idem_build";
 
 CREATE DATABASE IF NOT EXISTS "sales";
 
-CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" ENGINE = MergeTree PARTITION BY toDate("created_at") ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT *, CAST(NULL AS Nullable(DateTime64(6, 'UTC'))) AS "_loaded_at" FROM "idem_stage";
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_build" ENGINE = MergeTree PARTITION BY toDate("created_at", 'UTC') ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT *, CAST(NULL AS Nullable(DateTime64(6, 'UTC'))) AS "_loaded_at" FROM "idem_stage";
 
 SELECT * FROM "sales"."orders__idem_build" LIMIT 0;
 
-SELECT count(*) FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6);
+SELECT count(*) FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC');
 
-DELETE FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6);
+DELETE FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC');
 
-INSERT INTO "sales"."orders__idem_build" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at", "_loaded_at") SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at", $1 FROM "idem_stage_dedup" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6);
+INSERT INTO "sales"."orders__idem_build" ("order_id", "customer_id", "created_at", "status", "amount", "updated_at", "_loaded_at") SELECT "order_id", "customer_id", "created_at", "status", "amount", "updated_at", $1 FROM "idem_stage_dedup" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC');
 
-SELECT count(*) FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6);
+SELECT count(*) FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC');
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" String,
@@ -79,7 +79,7 @@ ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" Int64 DEFAULT 
 
 BEGIN;
 
-SELECT count(*), toString(sum(cityHash64(tuple("order_id", "customer_id", "created_at", "status", "amount", "updated_at")))) FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6) AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6);
+SELECT count(*), toString(sum(cityHash64(tuple("order_id", "customer_id", "created_at", "status", "amount", "updated_at")))) FROM "sales"."orders__idem_build" WHERE "created_at" >= toDateTime64('2026-11-28 00:00:00', 6, 'UTC') AND "created_at" < toDateTime64('2026-11-29 00:00:00', 6, 'UTC');
 
 RENAME TABLE "sales"."orders__idem_build" TO "sales"."orders";
 

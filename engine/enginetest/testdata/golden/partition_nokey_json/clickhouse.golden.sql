@@ -18,7 +18,7 @@ CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullab
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
-CREATE TABLE IF NOT EXISTS "events__idem_build" ENGINE = MergeTree PARTITION BY toStartOfHour("ts") ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
+CREATE TABLE IF NOT EXISTS "events__idem_build" ENGINE = MergeTree PARTITION BY toStartOfHour("ts", 'UTC') ORDER BY tuple() SETTINGS allow_nullable_key = 1 EMPTY AS SELECT * FROM "idem_stage";
 
 -- load $DIR/in/events.jsonl into "events__idem_build" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file(), straight into the new table;
 
@@ -26,17 +26,17 @@ INSERT INTO "events__idem_build" ("ts", "kind", "n") SELECT * FROM file(<a spool
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
-SELECT count(*), count(*) FILTER (WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)), count(*) FILTER (WHERE "ts" IS NULL) FROM "events__idem_build";
+SELECT count(*), count(*) FILTER (WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6, 'UTC') AND "ts" < toDateTime64('2026-11-28 14:00:00', 6, 'UTC')), count(*) FILTER (WHERE "ts" IS NULL) FROM "events__idem_build";
 
-SELECT toStartOfHour("ts") AS p, count(*) FROM "events__idem_build" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6)) AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
+SELECT toStartOfHour("ts", 'UTC') AS p, count(*) FROM "events__idem_build" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6, 'UTC') AND "ts" < toDateTime64('2026-11-28 14:00:00', 6, 'UTC')) AND "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 
 SELECT * FROM "events__idem_build" LIMIT 0;
 
-DELETE FROM "events__idem_build" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6));
+DELETE FROM "events__idem_build" WHERE NOT ("ts" >= toDateTime64('2026-11-28 13:00:00', 6, 'UTC') AND "ts" < toDateTime64('2026-11-28 14:00:00', 6, 'UTC'));
 
 DELETE FROM "events__idem_build" WHERE "ts" IS NULL;
 
-SELECT count(*) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+SELECT count(*) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6, 'UTC') AND "ts" < toDateTime64('2026-11-28 14:00:00', 6, 'UTC');
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" String,
@@ -69,7 +69,7 @@ ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" Int64 DEFAULT 
 
 BEGIN;
 
-SELECT count(*), toString(sum(cityHash64(tuple("ts", "kind", "n")))) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6) AND "ts" < toDateTime64('2026-11-28 14:00:00', 6);
+SELECT count(*), toString(sum(cityHash64(tuple("ts", "kind", "n")))) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6, 'UTC') AND "ts" < toDateTime64('2026-11-28 14:00:00', 6, 'UTC');
 
 RENAME TABLE "events__idem_build" TO "events";
 
