@@ -4,30 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/internal/hostile"
 )
 
-// hostilePasswords are passwords as typed into a URL. Each is built from
-// distinctive fragments (Qz7…, Wk9…, Xy3…) so that a test can find a partial
-// leak, like the tail after an '@'.
-var hostilePasswords = []string{
-	"Qz7a/Wk9b@Xy3c",
-	"Qz7d/Wk9e%40Xy3f",
-	"Qz7g%2FWk9h@Xy3i",
-	"Qz7j:Wk9k:Xy3l",
-	"Qz7m%Wk9n%zzXy3o",
-	"Qz7p?Wk9q=Xy3r&Wk9s",
-	"Qz7t#Wk9u#Xy3v",
-	"Qz7w Wk9x Xy3y",
-	"Qz7zä日本Wk9A✓",
-	"Qz7B%2FWk9C%3AXy3D%40%23%3F",
-	"@Qz7E@Wk9F@",
-	`Qz7G"Wk9H\Xy3I'`,
-	"Qz7J<Wk9K>&Xy3L",
-}
+// hostilePasswords are the shared ones and one ending in a quote.
+var hostilePasswords = append(slices.Clone(hostile.Passwords), `Qz7G"Wk9H\Xy3I'`)
 
 var fragmentRE = regexp.MustCompile(`[A-Za-z0-9]{4,}`)
 
