@@ -184,13 +184,7 @@ func newVerifier(ctx context.Context, db engine.DB, j *job.Job, opts Options) (*
 	v := &verifier{raw: db, d: db.SQL(), job: j, opts: opts, schema: t.Schema, base: base,
 		s: &session{q: db.Conn(), rec: opts.Record, log: opts.Logger}}
 	v.db = withLedger(db, engine.Table{Schema: db.Names().Ledger.Schema, Name: base + "_runs"})
-	for _, n := range []string{"a", "s", "b", "c"} {
-		tt := engine.Table{Schema: t.Schema, Name: base + "_" + n}
-		tomb, _ := engine.TombstoneTable(tt)
-		v.tables = append(v.tables, tt, tomb)
-	}
-	ls := db.Names().Ledger.Schema
-	v.tables = append(v.tables, engine.Table{Schema: ls, Name: base + "_runs"}, engine.Table{Schema: ls, Name: base + "_failures"})
+	v.listTables()
 	var n int64
 	q, args := v.d.Scratch.SchemaExists(t.Schema)
 	err := v.s.QueryRowContext(ctx, q, args...).Scan(&n)
@@ -203,14 +197,28 @@ func newVerifier(ctx context.Context, db engine.DB, j *job.Job, opts Options) (*
 		// the target's: a real first run creating that schema would wait
 		// for verify's uncommitted CREATE SCHEMA.
 		v.schema = db.Names().DefaultSchema
-		v.tables = v.tables[:0]
-		for _, n := range []string{"a", "s", "b", "c"} {
-			tomb, _ := engine.TombstoneTable(v.table(n))
-			v.tables = append(v.tables, v.table(n), tomb)
-		}
-		v.tables = append(v.tables, engine.Table{Schema: ls, Name: base + "_runs"}, engine.Table{Schema: ls, Name: base + "_failures"})
+		v.listTables()
 	}
 	return v, nil
+}
+
+// listTables lists every table verify's runs may create: the scratch
+// targets, what a run builds beside each (a run cut short by an interrupt
+// may leave its built table to verify), and the scratch ledger.
+func (v *verifier) listTables() {
+	v.tables = v.tables[:0]
+	for _, n := range []string{"a", "s", "b", "c"} {
+		v.tables = append(v.tables, v.table(n))
+		v.tables = append(v.tables, engine.Beside(v.table(n), true)...)
+		if xn := v.raw.Capabilities().ExchangeNames; xn != nil {
+			ws, _ := v.job.Windows(v.opts.Date) // checked by Verify
+			for _, w := range ws {
+				v.tables = append(v.tables, xn.ExchangeTable(v.table(n), w.Label))
+			}
+		}
+	}
+	ls := v.raw.Names().Ledger.Schema
+	v.tables = append(v.tables, engine.Table{Schema: ls, Name: v.base + "_runs"}, engine.Table{Schema: ls, Name: v.base + "_failures"})
 }
 
 // table is scratch table n ("a", "s", "b", "c").
