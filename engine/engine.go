@@ -320,14 +320,23 @@ type Merger interface {
 	// action column (named by the last argument) saying what the merge will
 	// do with it (one of the Merge* actions).
 	MergePlan(plan, src, action string, m MergeSpec) string
-	// Merge applies a plan: first the statement that deletes and updates
-	// matched keys of the target (it must change nothing else: the runner
-	// leaves it out when the plan has no update and no delete, since on
-	// ClickHouse even a DELETE of no key is a mutation of every part), then
-	// (with tombstones) the one that
-	// writes and removes tombstones, then the one that inserts keys into
-	// the target.
-	Merge(plan, action string, m MergeSpec) []string
+	// Merge applies a plan, by name.
+	Merge(plan, action string, m MergeSpec) MergeStatements
+}
+
+// MergeStatements apply a merge plan: Matched, then Tombstones, then
+// Insert.
+type MergeStatements struct {
+	// Matched deletes and updates the target's matched keys, and changes
+	// nothing else. The runner leaves it out when the plan has no update
+	// and no delete: on ClickHouse even a DELETE of no key mutates every
+	// part. With MergeSpec.Rewrite, its rows affected are the plan's
+	// updates plus deletes, which the runner checks.
+	Matched []string
+	// Tombstones writes and removes tombstones (MergeSpec.Tombstones set).
+	Tombstones []string
+	// Insert inserts keys into the target.
+	Insert []string
 }
 
 // LedgerStatements create and write the ledger. Its tables' shapes are

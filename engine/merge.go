@@ -97,13 +97,16 @@ func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o 
 // than one MERGE of every row on both DuckDB and PostgreSQL; the plan was
 // made in the same transaction under the run's lock, so its new keys are
 // still new.
-func StandardMerge(d Comparer, plan, action string, m MergeSpec) []string {
+func StandardMerge(d Comparer, plan, action string, m MergeSpec) MergeStatements {
 	l := newMergeLists(d, m)
-	stmts := []string{matchedMerge(d, plan, action, m, l)}
-	if m.Tombstones.Name != "" {
-		stmts = append(stmts, tombstoneMerge(d, plan, action, m, l))
+	out := MergeStatements{
+		Matched: []string{matchedMerge(d, plan, action, m, l)},
+		Insert:  []string{insertNew(d, plan, action, m, l)},
 	}
-	return append(stmts, insertNew(d, plan, action, m, l))
+	if m.Tombstones.Name != "" {
+		out.Tombstones = []string{tombstoneMerge(d, plan, action, m, l)}
+	}
+	return out
 }
 
 // mergeLists are the column lists StandardMerge's statements share.

@@ -107,25 +107,26 @@ func (r *run) applyMerge(ctx context.Context, first bool) error {
 	if r.job.LoadedAt != "" {
 		args = append(args, r.opts.Now().UTC())
 	}
-	stmts := r.sql.Merge.Merge(planTable, actionColumn, r.merge)
+	ms := r.sql.Merge.Merge(planTable, actionColumn, r.merge)
+	stmts := append(ms.Tombstones, ms.Insert...)
 	if first {
-		if r.res.Updated+r.res.Deleted == 0 { // no matched key changes (engine.Merger)
+		if r.res.Updated+r.res.Deleted == 0 { // no matched key changes (engine.MergeStatements)
 			return nil
 		}
-		stmts = stmts[:1]
-	} else {
-		stmts = stmts[1:]
+		stmts = ms.Matched
 	}
+	var changed int64
 	for _, q := range stmts {
 		n, err := r.s.exec(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("merging into %s: %w", r.job.Target.Table, err)
 		}
-		// A rewrite inserts every update again: a row it did not delete
-		// would be left beside its new version.
-		if first && r.merge.Rewrite && n != r.res.Updated+r.res.Deleted {
-			return fmt.Errorf("merging into %s: the plan replaces %d rows, the delete removed %d; nothing was written", r.job.Target.Table, r.res.Updated+r.res.Deleted, n)
-		}
+		changed += n
+	}
+	// A rewrite inserts every update again: a row it did not delete
+	// would be left beside its new version.
+	if first && r.merge.Rewrite && changed != r.res.Updated+r.res.Deleted {
+		return fmt.Errorf("merging into %s: the plan replaces %d rows, the delete removed %d; nothing was written", r.job.Target.Table, r.res.Updated+r.res.Deleted, changed)
 	}
 	return nil
 }

@@ -251,7 +251,7 @@ func (d Dialect) planTable(plan string) string {
 // row is inserted. The runner applies a merge on ClickHouse to a copy of
 // the target that it swaps in whole (engine.PartitionExchanger), so no
 // reader sees a key deleted and not yet inserted.
-func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
+func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
 	keys := d.idents(m.Key)
 	cols := d.idents(names(m.Cols))
 	vals := cols
@@ -269,16 +269,19 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 	keysOf := func(actions ...string) string {
 		return fmt.Sprintf("(%s) IN (SELECT %s FROM %s WHERE %s)", keys, keys, d.planTable(plan), where(actions...))
 	}
-	stmts := []string{fmt.Sprintf("DELETE FROM %s WHERE %s", d.Table(m.Target), keysOf(engine.MergeUpdate, engine.MergeDelete))}
+	out := engine.MergeStatements{
+		Matched: []string{fmt.Sprintf("DELETE FROM %s WHERE %s", d.Table(m.Target), keysOf(engine.MergeUpdate, engine.MergeDelete))},
+	}
 	if m.Tombstones.Name != "" {
-		stmts = append(stmts,
+		out.Tombstones = append(out.Tombstones,
 			fmt.Sprintf("DELETE FROM %s WHERE %s", d.Table(m.Tombstones),
 				keysOf(engine.MergeDelete, engine.MergeDeleteAbsent, engine.MergeReinsert)),
 			fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s", d.Table(m.Tombstones), cols, vals,
 				d.Ident(plan), where(engine.MergeDelete, engine.MergeDeleteAbsent)))
 	}
-	return append(stmts, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s", d.Table(m.Target), cols, vals,
-		d.Ident(plan), where(engine.MergeInsert, engine.MergeReinsert, engine.MergeUpdate)))
+	out.Insert = []string{fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s", d.Table(m.Target), cols, vals,
+		d.Ident(plan), where(engine.MergeInsert, engine.MergeReinsert, engine.MergeUpdate))}
+	return out
 }
 
 // ledgerTypes spell the ledger's logical types.

@@ -43,7 +43,7 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 // keys' losing rows deleted and the winners inserted with the new keys: an
 // UPDATE spread over a large table rewrites the columns it sets in every row
 // group it touches when the commit checkpoints, a delete marks rows.
-func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
+func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
 	stmts := engine.StandardMerge(d, plan, action, m)
 	if !m.Rewrite {
 		return stmts
@@ -56,11 +56,11 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 	}
 	// The row is found by its rowid; the key's equality is checked too, so
 	// a rowid that no longer names the row deletes nothing, and the runner's
-	// count of deleted rows fails the run. StandardMerge's last statement
-	// inserts the updates with the new keys.
-	stmts[0] = fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE t.rowid = s.%s AND %s AND s.%s IN (%s, %s) AND %s",
+	// count of deleted rows fails the run. StandardMerge's Insert inserts
+	// the updates with the new keys.
+	stmts.Matched = []string{fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE t.rowid = s.%s AND %s AND s.%s IN (%s, %s) AND %s",
 		d.Table(m.Target), d.Ident(plan), param, d.Ident(rowidColumn), engine.KeyJoin(d, m.Key, "s", "t"),
-		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), engine.Precedes(d, m, "s", "t"))
+		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), engine.Precedes(d, m, "s", "t"))}
 	return stmts
 }
 

@@ -58,10 +58,10 @@ func TestRewriteBlockers(t *testing.T) {
 // rather than insert the updates beside the rows they replace.
 type staleDelete struct{ duckdb.Dialect }
 
-func (s staleDelete) Merge(plan, action string, m engine.MergeSpec) []string {
+func (s staleDelete) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
 	stmts := s.Dialect.Merge(plan, action, m)
 	if m.Rewrite {
-		stmts[0] += " AND false"
+		stmts.Matched[0] += " AND false"
 	}
 	return stmts
 }

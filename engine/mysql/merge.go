@@ -71,18 +71,19 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 // deletes; then the new keys. Every statement binds loaded_at (when the
 // job has one) exactly once, in a derived table p: the runner binds it to
 // each statement, and MySQL's parameters are positional.
-func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
+func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
 	q := newMergeSQL(d, plan, action, m)
 	// A target's update assigns every column from the staged row, all
 	// read before any is written (a multi-table UPDATE's WHERE is decided
 	// first), so the guard sees the old row.
-	stmts := []string{
+	var out engine.MergeStatements
+	out.Matched = []string{
 		q.update(m.Target, engine.MergeUpdate),
 		q.delete(m.Target, engine.MergeDelete),
 	}
 	inserted := []string{engine.MergeInsert}
 	if m.Tombstones.Name != "" {
-		stmts = append(stmts,
+		out.Tombstones = append(out.Tombstones,
 			q.delete(m.Tombstones, engine.MergeReinsert),
 			q.update(m.Tombstones, engine.MergeDelete, engine.MergeDeleteAbsent),
 			fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nLEFT JOIN %s AS t ON %s\nWHERE %s AND t.%s IS NULL",
@@ -91,8 +92,9 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
 				q.is(engine.MergeDelete, engine.MergeDeleteAbsent), d.Ident(m.Key[0])))
 		inserted = append(inserted, engine.MergeReinsert)
 	}
-	return append(stmts, fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nWHERE %s",
-		d.Table(m.Target), strings.Join(q.cols, ", "), strings.Join(q.vals, ", "), d.Ident(plan), q.param, q.is(inserted...)))
+	out.Insert = []string{fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s%s\nWHERE %s",
+		d.Table(m.Target), strings.Join(q.cols, ", "), strings.Join(q.vals, ", "), d.Ident(plan), q.param, q.is(inserted...))}
+	return out
 }
 
 // mergeSQL builds Merge's statements.

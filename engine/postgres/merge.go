@@ -30,7 +30,7 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 
 // Merge is the standard two-statement apply (PostgreSQL 15+ and DuckDB both
 // have MERGE).
-func (d Dialect) Merge(plan, action string, m engine.MergeSpec) []string {
+func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
 	return engine.StandardMerge(d, plan, action, m)
 }
 

@@ -108,11 +108,6 @@ DEALLOCATE PREPARE idem_ddl;
 
 BEGIN;
 
-DELETE t FROM "sales"."orders__idem_build" AS t
-JOIN "idem_merge_plan" AS s ON t."order_id" = s."order_id"
-JOIN (SELECT ? AS v) AS p
-WHERE s."_idem_action" IN ('delete') AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" <=> t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (CAST(s."status" AS BINARY) < CAST(t."status" AS BINARY) OR (CAST(s."status" AS BINARY) IS NOT NULL AND CAST(t."status" AS BINARY) IS NULL) OR (CAST(s."status" AS BINARY) <=> CAST(t."status" AS BINARY) AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL))))))));
-
 DELETE t FROM "sales"."orders__idem_deleted" AS t
 JOIN "idem_merge_plan" AS s ON t."order_id" = s."order_id"
 JOIN (SELECT ? AS v) AS p
