@@ -236,60 +236,6 @@ func (s Standard) CopyTable(dst, src Table) string {
 // DropTable drops a table if it exists.
 func (s Standard) DropTable(t Table) string { return "DROP TABLE IF EXISTS " + s.D.Table(t) }
 
-// text is expr as text, NULL shown as NULL.
-func (Standard) text(expr string) string {
-	return fmt.Sprintf("coalesce(CAST(%s AS TEXT), 'NULL')", expr)
-}
-
-// rowText is cols of a row (qualified by alias) as one line: "a=1, b=x".
-func (s Standard) rowText(alias string, cols []string) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = s.D.String(c+"=") + " || " + s.text(alias+"."+s.D.Ident(c))
-	}
-	return strings.Join(parts, " || ', ' || ")
-}
-
-// Distinct selects distinct values as text.
-func (s Standard) Distinct(t Table, cols []string) string {
-	sel := make([]string, len(cols))
-	for i, c := range cols {
-		sel[i] = s.text(s.D.Ident(c))
-	}
-	return fmt.Sprintf("SELECT DISTINCT %s FROM %s", strings.Join(sel, ", "), s.D.Table(t))
-}
-
-// ColumnDiff compares col over f and g joined on key.
-func (s Standard) ColumnDiff(f, g Table, key []string, col string) (count, sample string) {
-	on := make([]string, len(key))
-	for i, k := range key {
-		on[i] = fmt.Sprintf("f.%s = g.%s", s.D.Ident(k), s.D.Ident(k))
-	}
-	join := fmt.Sprintf("%s f JOIN %s g ON %s", s.D.Table(f), s.D.Table(g), strings.Join(on, " AND "))
-	fc, gc := s.text("f."+s.D.Ident(col)), s.text("g."+s.D.Ident(col))
-	diff := fmt.Sprintf("%s <> %s", fc, gc)
-	return fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", join, diff),
-		fmt.Sprintf("SELECT %s, %s, %s FROM %s WHERE %s ORDER BY 1 LIMIT 1", s.rowText("f", key), fc, gc, join, diff)
-}
-
-// ValueDiff compares col's values of a and b as multisets.
-func (s Standard) ValueDiff(a, b Table, col string) (count, first string) {
-	e := s.text(s.D.Ident(col))
-	only := fmt.Sprintf("SELECT %s AS v FROM %s EXCEPT ALL SELECT %s FROM %s", e, s.D.Table(a), e, s.D.Table(b))
-	return fmt.Sprintf("SELECT count(*) FROM (%s) x", only), "SELECT v FROM (" + only + ") x ORDER BY 1 LIMIT 1"
-}
-
-// RowDiff lists rows f has and g lacks, as multisets.
-func (s Standard) RowDiff(f, g Table, key, cols []string, limit int) string {
-	k := s.D.String("")
-	if len(key) > 0 {
-		k = s.rowText("x", key)
-	}
-	r := s.rowText("x", cols)
-	return fmt.Sprintf("SELECT k, r FROM (SELECT %s AS k, %s AS r FROM %s x EXCEPT ALL SELECT %s, %s FROM %s x) d ORDER BY 1, 2 LIMIT %d",
-		k, r, s.D.Table(f), k, r, s.D.Table(g), limit)
-}
-
 // CreateStage creates the staging table the reader's rows are loaded into.
 func (s Standard) CreateStage(stage string, cols []Column) []string {
 	defs := make([]string, len(cols))

@@ -386,5 +386,5 @@ var sqlText = func() *engine.SQL {
 	rec := records{std}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: inspect{std}, Write: std, Cond: std, Temp: rec, Ledger: d, Records: rec,
-		Scratch: rec, Diff: differ{d}}
+		Scratch: rec, Diff: engine.TextDiffer{D: d, Text: text}}
 }()

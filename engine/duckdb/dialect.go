@@ -125,5 +125,5 @@ var sqlText = func() *engine.SQL {
 	d, std := Dialect{}, engine.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
-		Scratch: std, Diff: std}
+		Scratch: std, Diff: engine.TextDiffer{D: d, Text: engine.StandardText}}
 }()

@@ -552,7 +552,7 @@ func (s std) CountDistinct(table string, cols []string) string {
 		nulls[i] = ids[i] + " IS NULL"
 	}
 	return fmt.Sprintf("SELECT count(DISTINCT %s) + count(DISTINCT CASE WHEN %s THEN %s END) FROM %s AS x",
-		strings.Join(ids, ", "), strings.Join(nulls, " OR "), s.rowText("x", cols), table)
+		strings.Join(ids, ", "), strings.Join(nulls, " OR "), differ(s.D).RowText("x", cols), table)
 }
 
 // Placement counts with CASE: MySQL has no FILTER.
@@ -582,54 +582,14 @@ func printed(expr string) string {
 }
 
 // text is expr as text, NULL shown as NULL.
-func (std) text(expr string) string { return fmt.Sprintf("coalesce(%s, 'NULL')", printed(expr)) }
+func text(expr string) string { return fmt.Sprintf("coalesce(%s, 'NULL')", printed(expr)) }
 
-func (s std) rowText(alias string, cols []string) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = s.D.String(c+"=") + " || " + s.text(alias+"."+s.D.Ident(c))
-	}
-	return strings.Join(parts, " || ', ' || ")
-}
-
-// Distinct selects distinct values as text.
-func (s std) Distinct(t engine.Table, cols []string) string {
-	sel := make([]string, len(cols))
-	for i, c := range cols {
-		sel[i] = s.text(s.D.Ident(c))
-	}
-	return fmt.Sprintf("SELECT DISTINCT %s FROM %s", strings.Join(sel, ", "), s.D.Table(t))
-}
-
-// ColumnDiff compares col over f and g joined on key.
-func (s std) ColumnDiff(f, g engine.Table, key []string, col string) (count, sample string) {
-	on := make([]string, len(key))
-	for i, k := range key {
-		on[i] = fmt.Sprintf("f.%s = g.%s", s.D.Ident(k), s.D.Ident(k))
-	}
-	join := fmt.Sprintf("%s f JOIN %s g ON %s", s.D.Table(f), s.D.Table(g), strings.Join(on, " AND "))
-	fc, gc := s.text("f."+s.D.Ident(col)), s.text("g."+s.D.Ident(col))
-	diff := fmt.Sprintf("CAST(%s AS BINARY) <> CAST(%s AS BINARY)", fc, gc)
-	return fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", join, diff),
-		fmt.Sprintf("SELECT %s, %s, %s FROM %s WHERE %s ORDER BY 1 LIMIT 1", s.rowText("f", key), fc, gc, join, diff)
-}
-
-// ValueDiff compares col's values of a and b as multisets.
-func (s std) ValueDiff(a, b engine.Table, col string) (count, first string) {
-	e := s.text(s.D.Ident(col))
-	only := fmt.Sprintf("SELECT %s AS v FROM %s EXCEPT ALL SELECT %s FROM %s", e, s.D.Table(a), e, s.D.Table(b))
-	return fmt.Sprintf("SELECT count(*) FROM (%s) x", only), "SELECT v FROM (" + only + ") x ORDER BY 1 LIMIT 1"
-}
-
-// RowDiff lists rows f has and g lacks, as multisets.
-func (s std) RowDiff(f, g engine.Table, key, cols []string, limit int) string {
-	k := s.D.String("")
-	if len(key) > 0 {
-		k = s.rowText("x", key)
-	}
-	r := s.rowText("x", cols)
-	return fmt.Sprintf("SELECT k, r FROM (SELECT %s AS k, %s AS r FROM %s x EXCEPT ALL SELECT %s, %s FROM %s x) d ORDER BY 1, 2 LIMIT %d",
-		k, r, s.D.Table(f), k, r, s.D.Table(g), limit)
+// differ compares rows as printed text, byte by byte: MariaDB's text
+// comparison ignores trailing spaces and case.
+func differ(d engine.Dialect) engine.TextDiffer {
+	return engine.TextDiffer{D: d, Text: text, Differs: func(a, b string) string {
+		return fmt.Sprintf("CAST(%s AS BINARY) <> CAST(%s AS BINARY)", a, b)
+	}}
 }
 
 // sqlFor is the engine's SQL: its own spelling where it differs, the
@@ -642,7 +602,7 @@ func sqlFor(d Dialect, crc bool) *engine.SQL {
 	}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: check, Merge: d,
 		Inspect: s, Write: s, Cond: s, Temp: s, Ledger: d, Records: records{s.Standard},
-		Scratch: s, Diff: s, Text: d, Index: d}
+		Scratch: s, Diff: differ(d), Text: d, Index: d}
 }
 
 // CreateIndex gives a table idem builds the index on its partition column.

@@ -247,7 +247,7 @@ var sqlText = func() *engine.SQL {
 	d, std := Dialect{}, engine.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: inspect{std}, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
-		Scratch: std, Diff: std, Index: d}
+		Scratch: std, Diff: engine.TextDiffer{D: d, Text: engine.StandardText}, Index: d}
 }()
 
 // CreateIndex creates an index, if missing, as the target is created:
