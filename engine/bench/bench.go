@@ -1,19 +1,16 @@
-// Package bench holds the SQL of idem-bench (cmd/idem-bench): the bare
-// baselines idem is measured against, each the engine's own bulk path run
-// by hand, and the statements that build the benchmark's large tables. It
-// lives under engine/ because it is SQL text, one engine family per
-// function, and nothing above engine/ may spell SQL; it is no part of a run.
+// Package bench holds what idem-bench's baselines share (cmd/idem-bench):
+// the benchmark's columns, an Op, and the SQL that reads alike on every
+// engine. Each engine owns its baseline, the engine's own bulk path run by
+// hand, in its baseline package (engine/<name>/baseline), which registers
+// it here; this package imports no engine. It is no part of a run.
 package bench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"os"
+	"sort"
 	"strings"
-
-	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
-	"github.com/jackc/pgx/v5"
+	"sync"
 )
 
 // Columns are the benchmark's orders, in file order, with the types idem
@@ -44,48 +41,118 @@ type Op struct {
 	CSV string `json:"csv,omitempty"`
 }
 
-// Run runs the baseline and returns the table's row count afterwards.
-func Run(ctx context.Context, op Op) (int64, error) {
-	switch op.Engine {
-	case "duckdb":
-		return runDuckDB(ctx, op)
-	case "postgres":
-		return runPostgres(ctx, op)
-	case "mysql":
-		return runMySQL(ctx, op)
-	case "clickhouse":
-		return runClickHouse(ctx, op)
-	}
-	return 0, fmt.Errorf("unknown engine %q", op.Engine)
+// Baseline is one engine's side of the benchmark.
+type Baseline interface {
+	// Run runs op and returns the table's row count afterwards.
+	Run(ctx context.Context, op Op) (int64, error)
+	// Fill appends n generated orders (see Fill).
+	Fill(ctx context.Context, target, table string, from, n, perDay int64) error
+	// CreateTable creates an empty table of Columns (see CreateTable).
+	CreateTable(ctx context.Context, target, table string, uniqueKey bool) error
+	// Count returns the number of rows of table.
+	Count(ctx context.Context, target, table string) (int64, error)
 }
 
-func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func str(s string) string   { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+var registry = struct {
+	sync.Mutex
+	m map[string]Baseline
+}{m: map[string]Baseline{}}
 
-func names() []string {
+// Register makes an engine's baseline known by name; its baseline package
+// calls it from init.
+func Register(name string, b Baseline) {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.m[name] = b
+}
+
+func lookup(name string) (Baseline, error) {
+	registry.Lock()
+	defer registry.Unlock()
+	if b, ok := registry.m[name]; ok {
+		return b, nil
+	}
+	known := make([]string, 0, len(registry.m))
+	for n := range registry.m {
+		known = append(known, n)
+	}
+	sort.Strings(known)
+	return nil, fmt.Errorf("no baseline for engine %q (registered: %s)", name, strings.Join(known, ", "))
+}
+
+// Run runs the baseline and returns the table's row count afterwards.
+func Run(ctx context.Context, op Op) (int64, error) {
+	b, err := lookup(op.Engine)
+	if err != nil {
+		return 0, err
+	}
+	return b.Run(ctx, op)
+}
+
+// Fill appends n generated orders, keys from+0 … from+n-1, to table (which
+// has Columns). Order dates are clustered, perDay consecutive keys a day
+// from 2024-01-01, as a table loaded a partition at a time is; they never
+// reach 2026. Every value is a function of the key: no randomness.
+func Fill(ctx context.Context, engineName, target, table string, from, n, perDay int64) error {
+	b, err := lookup(engineName)
+	if err != nil {
+		return err
+	}
+	return b.Fill(ctx, target, table, from, n, perDay)
+}
+
+// CreateTable creates an empty table of Columns; with uniqueKey, a unique
+// index on order_id, as idem gives a merge target it creates (ClickHouse:
+// a ReplacingMergeTree on order_id, versioned by updated_at, the table a
+// ClickHouse user upserts into).
+func CreateTable(ctx context.Context, engineName, target, table string, uniqueKey bool) error {
+	b, err := lookup(engineName)
+	if err != nil {
+		return err
+	}
+	return b.CreateTable(ctx, target, table, uniqueKey)
+}
+
+// Count returns the number of rows of table.
+func Count(ctx context.Context, engineName, target, table string) (int64, error) {
+	b, err := lookup(engineName)
+	if err != nil {
+		return 0, err
+	}
+	return b.Count(ctx, target, table)
+}
+
+// Ident quotes an identifier.
+func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// Str quotes a string literal.
+func Str(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Names are Columns' names, quoted.
+func Names() []string {
 	n := make([]string, len(Columns))
 	for i, c := range Columns {
-		n[i] = ident(c[0])
+		n[i] = Ident(c[0])
 	}
 	return n
 }
 
-func createTable(table string, pg bool) string {
+// Create creates table with Columns, each type spelled by typ.
+func Create(table string, typ func(string) string) string {
 	defs := make([]string, len(Columns))
 	for i, c := range Columns {
-		typ := c[1]
-		if pg && typ == "VARCHAR" {
-			typ = "TEXT"
-		}
-		defs[i] = ident(c[0]) + " " + typ
+		defs[i] = Ident(c[0]) + " " + typ(c[1])
 	}
-	return fmt.Sprintf("CREATE TABLE %s (%s)", ident(table), strings.Join(defs, ", "))
+	return fmt.Sprintf("CREATE TABLE %s (%s)", Ident(table), strings.Join(defs, ", "))
 }
 
-// guardedMerge is the hand-written merge: a newer version of a key
+// Same is a column type as Columns spell it.
+func Same(typ string) string { return typ }
+
+// GuardedMerge is the hand-written MERGE: a newer version of a key
 // replaces it, a new key is inserted.
-func guardedMerge(table, src string) string {
-	cols := names()
+func GuardedMerge(table, src string) string {
+	cols := Names()
 	set := make([]string, 0, len(cols))
 	vals := make([]string, len(cols))
 	for i, c := range cols {
@@ -97,118 +164,5 @@ func guardedMerge(table, src string) string {
 	return fmt.Sprintf(`MERGE INTO %s AS t USING %s AS s ON t.order_id = s.order_id
 WHEN MATCHED AND t.updated_at < s.updated_at THEN UPDATE SET %s
 WHEN NOT MATCHED THEN INSERT (%s) VALUES (%s)`,
-		ident(table), src, strings.Join(set, ", "), strings.Join(cols, ", "), strings.Join(vals, ", "))
-}
-
-// duckRead is DuckDB's reader of a file, with the benchmark's types.
-func duckRead(format, file string) string {
-	types := make([]string, len(Columns))
-	for i, c := range Columns {
-		types[i] = fmt.Sprintf("%s: %s", str(c[0]), str(c[1]))
-	}
-	switch format {
-	case "parquet":
-		return fmt.Sprintf("read_parquet(%s)", str(file))
-	case "jsonl":
-		return fmt.Sprintf("read_json(%s, format = 'newline_delimited', columns = {%s})", str(file), strings.Join(types, ", "))
-	}
-	return fmt.Sprintf("read_csv(%s, header = true, types = {%s})", str(file), strings.Join(types, ", "))
-}
-
-func openDuck(path string) (*sql.DB, error) {
-	db, err := sql.Open("duckdb", path)
-	if err != nil {
-		return nil, err
-	}
-	// As idem's connection does: storage order matters to no benchmark.
-	if _, err := db.Exec("SET preserve_insertion_order = false"); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
-func runDuckDB(ctx context.Context, op Op) (int64, error) {
-	db, err := openDuck(op.Target)
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	var stmts []string
-	switch op.Kind {
-	case "load":
-		stmts = []string{createTable(op.Table, false),
-			fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", ident(op.Table), duckRead(op.Format, op.File))}
-	case "merge":
-		stmts = []string{guardedMerge(op.Table, "(SELECT * FROM "+duckRead(op.Format, op.File)+")")}
-	default:
-		return 0, fmt.Errorf("unknown baseline %q", op.Kind)
-	}
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("%s: %w", op.Kind, err)
-		}
-	}
-	var n int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+ident(op.Table)).Scan(&n); err != nil {
-		return 0, err
-	}
-	return n, db.Close()
-}
-
-func runPostgres(ctx context.Context, op Op) (int64, error) {
-	conn, err := pgx.Connect(ctx, op.Target)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close(ctx)
-	file := op.File
-	if op.Format != "csv" {
-		file = op.CSV
-	}
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback(ctx)
-	dest := op.Table
-	switch op.Kind {
-	case "load":
-		if _, err := tx.Exec(ctx, createTable(op.Table, true)); err != nil {
-			return 0, err
-		}
-	case "merge":
-		dest = "bench_stage"
-		if _, err := tx.Exec(ctx, fmt.Sprintf("CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP", ident(dest), ident(op.Table))); err != nil {
-			return 0, err
-		}
-	default:
-		return 0, fmt.Errorf("unknown baseline %q", op.Kind)
-	}
-	if err := copyCSV(ctx, tx.Conn(), dest, file); err != nil {
-		return 0, err
-	}
-	if op.Kind == "merge" {
-		if _, err := tx.Exec(ctx, guardedMerge(op.Table, ident(dest))); err != nil {
-			return 0, err
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, err
-	}
-	var n int64
-	err = conn.QueryRow(ctx, "SELECT count(*) FROM "+ident(op.Table)).Scan(&n)
-	return n, err
-}
-
-// copyCSV streams a CSV file's bytes into COPY … FROM STDIN: what psql's
-// \copy does, without psql.
-func copyCSV(ctx context.Context, conn *pgx.Conn, table, file string) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = conn.PgConn().CopyFrom(ctx, f, fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT csv, HEADER true)", ident(table), strings.Join(names(), ", ")))
-	return err
+		Ident(table), src, strings.Join(set, ", "), strings.Join(cols, ", "), strings.Join(vals, ", "))
 }

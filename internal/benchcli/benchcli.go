@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine/bench"
+	_ "github.com/idemdata/idem/engine/clickhouse/baseline" // registers its baseline
 	"github.com/idemdata/idem/internal/peakrss"
 )
 

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/idemdata/idem/engine/bench"
+	duckbase "github.com/idemdata/idem/engine/duckdb/baseline"
 )
 
 // order is one generated row, in bench.Columns' order.
@@ -73,7 +73,7 @@ func writeFile(ctx context.Context, path, format string, n int64, gen func() row
 			return err
 		}
 		os.Remove(tmp)
-		if err := bench.ToParquet(ctx, csv, tmp); err != nil {
+		if err := duckbase.ToParquet(ctx, csv, tmp); err != nil {
 			return err
 		}
 		return os.Rename(tmp, path)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine/bench"
+	mysqlbase "github.com/idemdata/idem/engine/mysql/baseline"
+	pgbase "github.com/idemdata/idem/engine/postgres/baseline"
 )
 
 // The date every scenario loads or names its merge runs by, and an as-of
@@ -96,9 +98,9 @@ func run(ctx context.Context, cfg Config, log io.Writer) (rows []Row, err error)
 // dropTarget drops a schema or database a scenario made.
 func dropTarget(ctx context.Context, cfg Config, t target) error {
 	if t.engine == "mysql" {
-		return bench.DropDatabase(context.WithoutCancel(ctx), cfg.MySQL, t.schema)
+		return mysqlbase.DropDatabase(context.WithoutCancel(ctx), cfg.MySQL, t.schema)
 	}
-	return bench.DropSchema(context.WithoutCancel(ctx), cfg.Postgres, t.schema)
+	return pgbase.DropSchema(context.WithoutCancel(ctx), cfg.Postgres, t.schema)
 }
 
 // buildIdem returns the idem binary to measure: cfg.Idem, or one built
@@ -181,7 +183,7 @@ func (v *env) target(ctx context.Context, name string) (target, error) {
 	u.RawQuery = q.Encode()
 	t := target{engine: v.engine, url: u.String(), loc: u.String(), schema: schema}
 	v.made(t)
-	return t, bench.ResetSchema(ctx, v.cfg.Postgres, schema)
+	return t, pgbase.ResetSchema(ctx, v.cfg.Postgres, schema)
 }
 
 // made records a schema or database made (once), for Config.Drop.
@@ -204,11 +206,11 @@ func (v *env) reset(ctx context.Context, t target) error {
 	}
 	switch t.engine {
 	case "mysql":
-		return bench.ResetDatabase(ctx, v.cfg.MySQL, t.schema)
+		return mysqlbase.ResetDatabase(ctx, v.cfg.MySQL, t.schema)
 	case "clickhouse":
 		return os.RemoveAll(t.loc)
 	}
-	return bench.ResetSchema(ctx, v.cfg.Postgres, t.schema)
+	return pgbase.ResetSchema(ctx, v.cfg.Postgres, t.schema)
 }
 
 // file generates (or finds) an input file.

@@ -1,0 +1,137 @@
+// Package baseline is idem-bench's PostgreSQL baseline: the file's bytes
+// through COPY, and a hand-written MERGE.
+package baseline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemdata/idem/engine/bench"
+)
+
+func init() { bench.Register("postgres", pg{}) }
+
+type pg struct{}
+
+func pgType(typ string) string {
+	if typ == "VARCHAR" {
+		return "TEXT"
+	}
+	return typ
+}
+
+func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
+	conn, err := pgx.Connect(ctx, op.Target)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	file := op.File
+	if op.Format != "csv" {
+		file = op.CSV
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	dest := op.Table
+	switch op.Kind {
+	case "load":
+		if _, err := tx.Exec(ctx, bench.Create(op.Table, pgType)); err != nil {
+			return 0, err
+		}
+	case "merge":
+		dest = "bench_stage"
+		if _, err := tx.Exec(ctx, fmt.Sprintf("CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP", bench.Ident(dest), bench.Ident(op.Table))); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, fmt.Errorf("unknown baseline %q", op.Kind)
+	}
+	if err := copyCSV(ctx, tx.Conn(), dest, file); err != nil {
+		return 0, err
+	}
+	if op.Kind == "merge" {
+		if _, err := tx.Exec(ctx, bench.GuardedMerge(op.Table, bench.Ident(dest))); err != nil {
+			return 0, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, err
+	}
+	var n int64
+	err = conn.QueryRow(ctx, "SELECT count(*) FROM "+bench.Ident(op.Table)).Scan(&n)
+	return n, err
+}
+
+// copyCSV streams a CSV file's bytes into COPY … FROM STDIN: what psql's
+// \copy does, without psql.
+func copyCSV(ctx context.Context, conn *pgx.Conn, table, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = conn.PgConn().CopyFrom(ctx, f, fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT csv, HEADER true)", bench.Ident(table), strings.Join(bench.Names(), ", ")))
+	return err
+}
+
+func exec(ctx context.Context, url string, stmts ...string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, q := range stmts {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Fill, then the state autovacuum brings a table to after a bulk insert:
+// statistics, and BRIN ranges summarized (an unsummarized range is read by
+// every query that uses the index).
+func (pg) Fill(ctx context.Context, target, table string, from, n, perDay int64) error {
+	return exec(ctx, target, fmt.Sprintf(`INSERT INTO %s (%s)
+SELECT k, k %% 9973 + 1, DATE '2024-01-01' + CAST(k / %d AS INTEGER),
+       (ARRAY['placed', 'shipped', 'completed', 'returned'])[k %% 4 + 1],
+       (k %% 100000) / 100.0, TIMESTAMP '2024-01-01 00:00:00' + (k %% 86400) * INTERVAL '1 second'
+FROM generate_series(CAST(%d AS BIGINT), %d) AS g(k)`, bench.Ident(table), strings.Join(bench.Names(), ", "), perDay, from, from+n-1),
+		"VACUUM ANALYZE "+bench.Ident(table))
+}
+
+func (pg) CreateTable(ctx context.Context, target, table string, uniqueKey bool) error {
+	stmts := []string{bench.Create(table, pgType)}
+	if uniqueKey {
+		stmts = append(stmts, fmt.Sprintf("CREATE UNIQUE INDEX ON %s (order_id)", bench.Ident(table)))
+	}
+	return exec(ctx, target, stmts...)
+}
+
+func (pg) Count(ctx context.Context, target, table string) (int64, error) {
+	conn, err := pgx.Connect(ctx, target)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var n int64
+	return n, conn.QueryRow(ctx, "SELECT count(*) FROM "+bench.Ident(table)).Scan(&n)
+}
+
+// ResetSchema drops a schema with everything in it and creates it again,
+// empty.
+func ResetSchema(ctx context.Context, url, schema string) error {
+	return exec(ctx, url, "DROP SCHEMA IF EXISTS "+bench.Ident(schema)+" CASCADE", "CREATE SCHEMA "+bench.Ident(schema))
+}
+
+// DropSchema drops a schema and everything in it, if it exists.
+func DropSchema(ctx context.Context, url, schema string) error {
+	return exec(ctx, url, "DROP SCHEMA IF EXISTS "+bench.Ident(schema)+" CASCADE")
+}
