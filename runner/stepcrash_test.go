@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
 )
 
@@ -48,11 +50,7 @@ func TestCrashAtEachStep(t *testing.T) {
 			for _, name := range names {
 				t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 					dir, j := c.copyOf(t, start)
-					cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestStepCrashChild$")
-					cmd.Env = append(os.Environ(), stepCrashEnv+"="+strings.Join([]string{c.String(), dir, name}, "|"))
-					out, err := cmd.CombinedOutput()
-					var ee *exec.ExitError
-					require.True(t, errors.As(err, &ee) && ee.ExitCode() == -1, "killed by a signal: %v\n%s", err, out)
+					crashChild(t, c, dir, name)
 
 					db := c.openAt(t, dir)
 					defer db.Close()
@@ -84,7 +82,7 @@ func TestStepCrashChild(t *testing.T) {
 		t.Skip("run by TestCrashAtEachStep")
 	}
 	parts := strings.SplitN(spec, "|", 3)
-	for _, c := range stepCases() {
+	for _, c := range append(stepCases(), exchangeCases()...) {
 		if c.String() != parts[0] {
 			continue
 		}
@@ -104,6 +102,81 @@ func TestStepCrashChild(t *testing.T) {
 		t.Fatalf("the run ended without reaching step %q: %v", parts[2], err)
 	}
 	t.Fatalf("no case %q", parts[0])
+}
+
+// A kill -9 after each step on the exchange protocol (embedded ClickHouse):
+// no cleanup runs, so a crashed run may leave its built or exchange table;
+// the target and ledger hold what they held before, or (a crash after the
+// partition's exchange) the new partition without its ledger row, or
+// (after the ledger row) the run done. The next run ends with the target a
+// run without the crash leaves, and nothing idem built beside it. chDB
+// has one session per process: the cases run one after another.
+func TestCrashAtEachStepExchange(t *testing.T) {
+	if os.Getenv(stepCrashEnv) != "" {
+		t.Skip("in a child")
+	}
+	needChDB(t)
+	for _, c := range exchangeCases() {
+		if testing.Short() && (c.strategy != "partition" || c.stage != "rerun") {
+			continue
+		}
+		t.Run(c.String(), func(t *testing.T) {
+			start := t.TempDir()
+			c.prepare(t, start)
+			ref, j := c.copyOf(t, start)
+			db := c.openAt(t, ref)
+			before := snapshot(t, db)
+			_, err := Run(t.Context(), db, j, stepOpts())
+			require.NoError(t, err)
+			want := snapshot(t, db)
+			names := stepNames(db, j)
+			require.NoError(t, db.Close())
+			target, ledger := "default.orders", "default.idem_runs"
+			for _, name := range names {
+				t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+					dir, j := c.copyOf(t, start)
+					crashChild(t, c, dir, name)
+					db := c.openAt(t, dir)
+					defer db.Close()
+					got := withoutNewLedger(c, before, snapshot(t, db))
+					recorded := name == "write ledger" || name == "drop staging"
+					landed := recorded || slices.Contains(exchangeLanded(c), name)
+					switch {
+					case recorded:
+						require.Equal(t, pick(want, target, ledger), pick(got, target, ledger), "swapped in and recorded before the crash")
+					case landed:
+						require.Equal(t, want[target], got[target], "swapped in before the crash")
+						require.Equal(t, before[ledger], got[ledger], "the ledger records no crashed run")
+					default:
+						require.Equal(t, pick(before, target, ledger), pick(got, target, ledger), "a run killed before its swap changes nothing")
+					}
+					_, err := Run(t.Context(), db, j, stepOpts())
+					require.NoError(t, err)
+					got = snapshot(t, db)
+					require.Equal(t, want[target], got[target], "the next run ends where a run without the crash does")
+					if !landed || recorded {
+						require.Equal(t, want[ledger], got[ledger])
+					} else {
+						require.Len(t, got[ledger], len(want[ledger]))
+					}
+					for tb := range got {
+						require.False(t, engine.HoldsIdemInfix(tb), "%s left behind after the next run", tb)
+					}
+				})
+			}
+		})
+	}
+}
+
+// crashChild runs case c in dir in a child process that kills itself
+// (SIGKILL) after step name.
+func crashChild(t *testing.T, c stepCase, dir, name string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestStepCrashChild$")
+	cmd.Env = append(os.Environ(), stepCrashEnv+"="+strings.Join([]string{c.String(), dir, name}, "|"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee) && ee.ExitCode() == -1, "killed by a signal: %v\n%s", err, out)
 }
 
 // pick is the tables of m named, those it has.

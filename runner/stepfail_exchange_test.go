@@ -29,17 +29,8 @@ func openChDB(ctx context.Context, path string) (engine.DB, error) {
 // process, so the cases run one after another; -short runs the partition
 // job's rerun only.
 func TestFailureAtEachStepExchange(t *testing.T) {
-	probe := t.TempDir()
-	db, err := openChDB(t.Context(), probe+"/probe")
-	if err != nil {
-		t.Skipf("embedded ClickHouse is not available (%v): scripts/fetch-chdb.sh fetches it, IDEM_CHDB_LIB names it", err)
-	}
-	require.NoError(t, db.Close())
-	for _, c := range stepCases() {
-		if c.protocol != "transaction" {
-			continue // one of each strategy and stage
-		}
-		c.protocol, c.open = "exchange", openChDB
+	needChDB(t)
+	for _, c := range exchangeCases() {
 		if testing.Short() && (c.strategy != "partition" || c.stage != "rerun") {
 			continue
 		}
@@ -107,6 +98,29 @@ func TestFailureAtEachStepExchange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// needChDB skips t when embedded ClickHouse cannot be opened.
+func needChDB(t *testing.T) {
+	t.Helper()
+	db, err := openChDB(t.Context(), t.TempDir()+"/probe")
+	if err != nil {
+		t.Skipf("embedded ClickHouse is not available (%v): scripts/fetch-chdb.sh fetches it, IDEM_CHDB_LIB names it", err)
+	}
+	require.NoError(t, db.Close())
+}
+
+// exchangeCases are the step cases on the exchange protocol (chDB): one
+// of each strategy and stage.
+func exchangeCases() []stepCase {
+	var out []stepCase
+	for _, c := range stepCases() {
+		if c.protocol == "transaction" {
+			c.protocol, c.open = "exchange", openChDB
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // exchangeLanded are the data steps after which a failed run's data is in

@@ -241,6 +241,11 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error, rollbackMa
 		}
 	}
 	r.dropTombstones(ctx, err)
+	// A run killed after its partition's exchange leaves the exchange
+	// table; the rerun that skips builds none, so it drops that one.
+	if r.res.Action == ActionSkipped && r.caps.Exchange != nil && r.opts.plan == nil && r.job.Strategy == job.StrategyPartition {
+		r.exch = r.exchangeTable(engine.Table(r.job.Table()))
+	}
 	if r.exch.Name != "" {
 		if _, derr := r.s.exec(ctx, r.proto.drop(r, r.exch)); derr != nil {
 			r.log.Warn("dropping the partition's exchange table", "table", r.exch.Name, "err", derr)
