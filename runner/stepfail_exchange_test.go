@@ -65,7 +65,7 @@ func TestFailureAtEachStepExchange(t *testing.T) {
 						return
 					}
 					require.ErrorIs(t, err, inj.err)
-					require.Equal(t, inj.exit, exitOf(err), "exit code of %v", err)
+					require.Equal(t, inj.exit, ExitCode(err), "exit code of %v", err)
 					got := withoutNewLedger(c, before, snapshot(t, db))
 					target, ledger := "default.orders", "default.idem_runs"
 					require.Contains(t, want, target)

@@ -228,9 +228,9 @@ func withoutNewLedger(c stepCase, before, after map[string][]string) map[string]
 	return out
 }
 
-// Injected failures, and the exit code internal/cli gives each (its
-// exitCode reads these sentinels with errors.Is, so a run that keeps them
-// in its error's chain exits as they say).
+// Injected failures, and the exit code each means (ExitCode, which the
+// CLI exits with, reads these sentinels with errors.Is, so a run that
+// keeps them in its error's chain exits as they say).
 var injected = []struct {
 	err  error
 	exit int
@@ -238,20 +238,6 @@ var injected = []struct {
 	{errors.New("injected failure"), 1},                      // ExitFailed
 	{fmt.Errorf("injected: %w", engine.ErrLocked), 75},       // ExitTempFail
 	{fmt.Errorf("injected: %w", engine.ErrInterrupted), 130}, // ExitInterrupted
-}
-
-// exitOf is the exit code err maps to, as internal/cli's exitCode.
-func exitOf(err error) int {
-	var je *job.Error
-	switch {
-	case errors.As(err, &je):
-		return 2
-	case errors.Is(err, engine.ErrInterrupted):
-		return 130
-	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable), errors.Is(err, ErrInputChanged):
-		return 75
-	}
-	return 1
 }
 
 // A failure after each step of a run, on each protocol with transactions,
@@ -293,7 +279,7 @@ func TestFailureAtEachStep(t *testing.T) {
 						return
 					}
 					require.ErrorIs(t, err, inj.err)
-					require.Equal(t, inj.exit, exitOf(err), "exit code of %v", err)
+					require.Equal(t, inj.exit, ExitCode(err), "exit code of %v", err)
 					require.Equal(t, ActionFailed, res[len(res)-1].Action)
 					require.Equal(t, before, withoutNewLedger(c, before, snapshot(t, db)), "a failed run commits nothing")
 

@@ -23,16 +23,14 @@ import (
 	"github.com/idemdata/idem/runner"
 )
 
-// Exit codes (SPEC.md).
+// Exit codes (SPEC.md): runner's, which its tests check.
 const (
-	ExitOK       = 0
-	ExitFailed   = 1
-	ExitUsage    = 2
-	ExitVerify   = 3
-	ExitTempFail = 75
-	// ExitInterrupted is a run stopped by SIGINT or SIGTERM, rolled back:
-	// 128 + SIGINT, as shells report it.
-	ExitInterrupted = 130
+	ExitOK          = runner.ExitOK
+	ExitFailed      = runner.ExitFailed
+	ExitUsage       = runner.ExitUsage
+	ExitVerify      = runner.ExitVerify
+	ExitTempFail    = runner.ExitTempFail
+	ExitInterrupted = runner.ExitInterrupted
 	crashAtEnvVar   = "IDEM_CRASH_AT"
 	waitAtEnvVar    = "IDEM_WAIT_AT"  // tests: stop at a step until a signal
 	waitForEnvVar   = "IDEM_WAIT_FOR" // tests: with IDEM_WAIT_AT, go on once this file exists
@@ -277,18 +275,10 @@ func runExit(results []runner.Result, err error) error {
 }
 
 func exitCode(err error) int {
-	var je *job.Error
-	switch {
-	case errors.As(err, &je):
-		return ExitUsage
-	case errors.Is(err, engine.ErrInterrupted):
-		return ExitInterrupted
-	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable), errors.Is(err, runner.ErrInputChanged):
-		return ExitTempFail
-	case errors.Is(err, idem.ErrTarget):
+	if errors.Is(err, idem.ErrTarget) {
 		return ExitUsage
 	}
-	return ExitFailed
+	return runner.ExitCode(err)
 }
 
 func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) {
