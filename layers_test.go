@@ -21,7 +21,7 @@ var layers = []struct {
 	{"runner", func(p string) bool { return p == "runner" }},
 	{"engines", func(p string) bool { return engineOf(p) != "" }},
 	{"engine contract", func(p string) bool {
-		return p == "engine" || p == "engine/dsn" || p == "engine/sqltext" || p == "engine/bench"
+		return p == "engine" || p == "engine/dsn" || p == "engine/sqltext" || p == "engine/bench" || p == "engine/stdsql"
 	}},
 	{"input", func(p string) bool { return p == "input" || strings.HasPrefix(p, "input/") }},
 }
@@ -35,7 +35,7 @@ func engineOf(pkg string) string {
 	}
 	name, _, _ := strings.Cut(rest, "/")
 	switch name {
-	case "dsn", "sqltext", "bench", "enginetest":
+	case "dsn", "sqltext", "bench", "enginetest", "stdsql":
 		return ""
 	}
 	return name

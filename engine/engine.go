@@ -93,7 +93,7 @@ type Comparer interface {
 // SQL is all the SQL text of one engine, grouped by purpose: every
 // statement a run, a plan, a verify or the ledger executes comes from one of
 // these. Each group is a small interface; the groups spelled the same by
-// every engine so far have a standard implementation (Standard), which an
+// every engine so far have a standard implementation (stdsql.Standard), which an
 // engine that spells them differently replaces.
 type SQL struct {
 	Dialect

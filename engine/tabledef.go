@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"slices"
-	"strings"
 )
 
 // LogicalType is the type of a column of a table idem owns (its ledger),
@@ -82,29 +81,4 @@ func (t TableDef) Added() []ColumnDef {
 	}
 	slices.SortStableFunc(out, func(a, b ColumnDef) int { return cmp.Compare(a.Added, b.Added) })
 	return out
-}
-
-// ColumnSQL renders one column definition: quoted name, type, NOT NULL
-// (when notNull and the column is not nullable) and its default.
-func (a ANSI) ColumnSQL(c ColumnDef, types ColumnTypes, notNull bool) string {
-	s := a.Ident(c.Name) + " " + types.Of(c.Type)
-	if notNull && !c.Nullable {
-		s += " NOT NULL"
-	}
-	if c.DefaultZero {
-		s += " DEFAULT 0"
-	}
-	return s
-}
-
-// CreateTableSQL is CREATE TABLE IF NOT EXISTS t with def's columns and
-// primary key, one per line.
-func (a ANSI) CreateTableSQL(t Table, def TableDef, types ColumnTypes) string {
-	var b strings.Builder
-	b.WriteString("CREATE TABLE IF NOT EXISTS " + a.Table(t) + " (\n")
-	for _, c := range def.Columns {
-		b.WriteString("  " + a.ColumnSQL(c, types, true) + ",\n")
-	}
-	b.WriteString("  PRIMARY KEY (" + a.Idents(def.Key) + ")\n)")
-	return b.String()
 }

@@ -40,16 +40,6 @@ func TestTypeChange(t *testing.T) {
 	}
 }
 
-func TestPartitionStart(t *testing.T) {
-	t.Parallel()
-	a := ANSI{}
-	require.Equal(t, `"d"`, a.PartitionStart(`"d"`, KindDate, "day", ""))
-	require.Equal(t, `CAST(date_trunc('month', "d") AS DATE)`, a.PartitionStart(`"d"`, KindDate, "month", ""))
-	require.Equal(t, `date_trunc('hour', "ts")`, a.PartitionStart(`"ts"`, KindTimestamp, "hour", ""))
-	require.Equal(t, `date_trunc('day', "ts" AT TIME ZONE 'UTC')`, a.PartitionStart(`"ts"`, KindTimestampTZ, "day", ""))
-	require.Equal(t, `date_trunc('day', "ts" AT TIME ZONE 'Europe/Berlin')`, a.PartitionStart(`"ts"`, KindTimestampTZ, "day", "Europe/Berlin"))
-}
-
 func TestFamilyOfClickHouse(t *testing.T) {
 	for typ, want := range map[string]Family{
 		"Nullable(Int64)": FamilyInteger, "UInt8": FamilyInteger, "Nullable(Float64)": FamilyFloat,

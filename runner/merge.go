@@ -15,7 +15,7 @@ const actionColumn = "_idem_action"
 
 // planMerge decides what the merge does with each staged row: it writes
 // each staged row that precedes its key's current row in the row order
-// (engine.RowOrder): a newer version, or an equal version first by
+// (stdsql.RowOrder): a newer version, or an equal version first by
 // content. With delete_when, deletes are remembered in a tombstone table, so
 // an older or equal version never brings a deleted key back.
 func (r *run) planMerge(ctx context.Context) error {

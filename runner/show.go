@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/input"
 	"github.com/idemdata/idem/job"
 )
@@ -36,7 +37,7 @@ var ErrNoTable = errors.New("does not exist")
 
 // Show reads the first limit rows of j's target (of partition, a label of
 // j's grain, when not ""), in one order whatever order they were written
-// in (engine.ShowOrder: the key's columns, then every other column). It
+// in (stdsql.ShowOrder: the key's columns, then every other column). It
 // only reads: open db with OpenReadOnly.
 func Show(ctx context.Context, db engine.DB, j *job.Job, partition string, limit int) (*Shown, error) {
 	if limit < 1 {
@@ -77,7 +78,7 @@ func Show(ctx context.Context, db engine.DB, j *job.Job, partition string, limit
 	if out.Total, err = s.count(ctx, d.Inspect.Count(d.Table(t), cond)); err != nil {
 		return nil, fmt.Errorf("counting the rows of %s: %w", j.Target.Table, err)
 	}
-	head := d.Inspect.Head(d.Table(t), out.Columns, cond, engine.ShowOrder(d, key, out.Columns), limit)
+	head := d.Inspect.Head(d.Table(t), out.Columns, cond, stdsql.ShowOrder(d, key, out.Columns), limit)
 	if out.Rows, err = textRows(ctx, s, head, len(out.Columns)); err != nil {
 		return nil, fmt.Errorf("reading the rows of %s: %w", j.Target.Table, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // Dialect is ClickHouse's SQL, embedded (chDB) or on a server. It is pure:
@@ -115,12 +116,12 @@ func (d Dialect) StageQuery(stage, query string) string {
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s ENGINE = Memory AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
 }
 
-func (d Dialect) idents(names []string) string { return engine.IdentList(d, names) }
+func (d Dialect) idents(names []string) string { return stdsql.IdentList(d, names) }
 
-// Dedup keeps each key's first row in the row order (engine.RowOrder).
+// Dedup keeps each key's first row in the row order (stdsql.RowOrder).
 func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
 	keys := d.idents(key)
-	order := append([]string{keys}, engine.RowOrder(d, key, latestBy, deleteWhen, cols)...)
+	order := append([]string{keys}, stdsql.RowOrder(d, key, latestBy, deleteWhen, cols)...)
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s ENGINE = Memory AS SELECT * FROM %s ORDER BY %s LIMIT 1 BY %s",
 		d.Ident(dst), d.Ident(src), strings.Join(order, ", "), keys)
 }
@@ -220,10 +221,10 @@ func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
 }
 
 // MergePlan is the standard plan (one LEFT JOIN of staging with the
-// target's rows of the staged keys, engine.PlanOptions.Narrow;
+// target's rows of the staged keys, stdsql.PlanOptions.Narrow;
 // join_use_nulls makes the missing side NULL) in a session table.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
-	q := engine.StandardMergePlanOpts(d, plan, src, action, m, engine.PlanOptions{Narrow: true})
+	q := stdsql.StandardMergePlanOpts(d, plan, src, action, m, stdsql.PlanOptions{Narrow: true})
 	// ClickHouse names the columns s.* selects "s.col" in a join: each
 	// is named as itself.
 	cols := make([]string, len(m.Cols))
@@ -337,7 +338,7 @@ func (d Dialect) Upsert(t engine.Table, cols, _ []string) string {
 
 // records overrides the standard Records where ClickHouse's catalog
 // differs.
-type records struct{ engine.Standard }
+type records struct{ stdsql.Standard }
 
 // ColumnNames asks system.columns.
 func (r records) ColumnNames(t engine.Table) (string, []any) {
@@ -364,7 +365,7 @@ func (r records) AlterType(stage, col, typ string) string {
 }
 
 // inspect is the standard Inspect group but for CountDistinct.
-type inspect struct{ engine.Standard }
+type inspect struct{ stdsql.Standard }
 
 // CountDistinct counts distinct keys with uniqExact over their tuple (a NULL
 // counted as a value, as DISTINCT counts it), far cheaper than a subquery of
@@ -382,9 +383,9 @@ func (s inspect) CountDistinct(table string, cols []string) string {
 // sqlText is the engine's SQL.
 var sqlText = func() *engine.SQL {
 	d := Dialect{}
-	std := engine.Standard{D: d}
+	std := stdsql.Standard{D: d}
 	rec := records{std}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: inspect{std}, Write: std, Cond: std, Temp: rec, Ledger: d, Records: rec,
-		Scratch: rec, Diff: engine.TextDiffer{D: d, Text: text}}
+		Scratch: rec, Diff: stdsql.TextDiffer{D: d, Text: text}}
 }()

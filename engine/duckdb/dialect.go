@@ -5,10 +5,11 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // Dialect is DuckDB's SQL. It is pure: no database is touched.
-type Dialect struct{ engine.ANSI }
+type Dialect struct{ stdsql.ANSI }
 
 var (
 	_ engine.Dialect = Dialect{}
@@ -42,10 +43,10 @@ func (d Dialect) StageQuery(stage, query string) string {
 // every type it has is ordered.
 func (Dialect) ContentKey(expr, _ string) string { return expr }
 
-// Dedup keeps each key's first row in the row order (engine.RowOrder), so
+// Dedup keeps each key's first row in the row order (stdsql.RowOrder), so
 // the survivor never depends on the order rows arrived in.
 func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
-	order := engine.RowOrder(d, key, latestBy, deleteWhen, cols)
+	order := stdsql.RowOrder(d, key, latestBy, deleteWhen, cols)
 	if len(order) == 0 { // every column is key: rows with one key are identical
 		order = append(order, d.Ident(key[0]))
 	}
@@ -122,8 +123,8 @@ func (d Dialect) TableExists(t engine.Table) (string, []any) {
 // sqlText is the engine's SQL: its own spelling where it differs, the
 // standard one elsewhere.
 var sqlText = func() *engine.SQL {
-	d, std := Dialect{}, engine.Standard{D: Dialect{}}
+	d, std := Dialect{}, stdsql.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: std, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
-		Scratch: std, Diff: engine.TextDiffer{D: d, Text: engine.StandardText}}
+		Scratch: std, Diff: stdsql.TextDiffer{D: d, Text: stdsql.StandardText}}
 }()

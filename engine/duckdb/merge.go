@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // Tombstones creates the tombstone table with the target's columns and a
@@ -35,7 +36,7 @@ const rowidColumn = "_idem_rowid"
 // hold within the transaction: the plan is made in it, and nothing writes the
 // table between the plan and the delete.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
-	return engine.StandardMergePlanWith(d, plan, src, action, m, "t.rowid AS "+d.Ident(rowidColumn))
+	return stdsql.StandardMergePlanWith(d, plan, src, action, m, "t.rowid AS "+d.Ident(rowidColumn))
 }
 
 // Merge is the standard apply (PostgreSQL 15+ and DuckDB both have
@@ -44,7 +45,7 @@ func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string 
 // UPDATE spread over a large table rewrites the columns it sets in every row
 // group it touches when the commit checkpoints, a delete marks rows.
 func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
-	stmts := engine.StandardMerge(d, plan, action, m)
+	stmts := stdsql.StandardMerge(d, plan, action, m)
 	if !m.Rewrite {
 		return stmts
 	}
@@ -59,8 +60,8 @@ func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStat
 	// count of deleted rows fails the run. StandardMerge's Insert inserts
 	// the updates with the new keys.
 	stmts.Matched = []string{fmt.Sprintf("DELETE FROM %s AS t USING %s AS s%s\nWHERE t.rowid = s.%s AND %s AND s.%s IN (%s, %s) AND %s",
-		d.Table(m.Target), d.Ident(plan), param, d.Ident(rowidColumn), engine.KeyJoin(d, m.Key, "s", "t"),
-		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), engine.Precedes(d, m, "s", "t"))}
+		d.Table(m.Target), d.Ident(plan), param, d.Ident(rowidColumn), stdsql.KeyJoin(d, m.Key, "s", "t"),
+		d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete), stdsql.Precedes(d, m, "s", "t"))}
 	return stmts
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/input"
 )
 
@@ -110,5 +111,5 @@ func (Dialect) MarkJSON(engine.Table, []string) []string { return nil }
 
 // CreateStage creates the staging table the reader's rows are loaded into.
 func (d Dialect) CreateStage(stage string, cols []engine.Column) []string {
-	return engine.Standard{D: d}.CreateStage(stage, cols)
+	return stdsql.Standard{D: d}.CreateStage(stage, cols)
 }

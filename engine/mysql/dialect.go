@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // Dialect is MySQL's and MariaDB's SQL, for sessions Open sets up:
@@ -55,14 +56,14 @@ var (
 )
 
 // Ident quotes an identifier (ANSI_QUOTES), doubling embedded quotes.
-func (Dialect) Ident(name string) string { return engine.ANSI{}.Ident(name) }
+func (Dialect) Ident(name string) string { return stdsql.ANSI{}.Ident(name) }
 
 // Table quotes a possibly qualified table name: on MySQL a schema is a
 // database.
-func (d Dialect) Table(t engine.Table) string { return engine.ANSI{}.Table(t) }
+func (d Dialect) Table(t engine.Table) string { return stdsql.ANSI{}.Table(t) }
 
 // Idents quotes a list of identifiers, comma-separated.
-func (d Dialect) Idents(names []string) string { return engine.ANSI{}.Idents(names) }
+func (d Dialect) Idents(names []string) string { return stdsql.ANSI{}.Idents(names) }
 
 // String renders a string literal; with NO_BACKSLASH_ESCAPES only the
 // quote is special.
@@ -162,14 +163,14 @@ func (d Dialect) StageQuery(stage, query string) string {
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS %s", d.Ident(stage), strings.TrimRight(strings.TrimSpace(query), ";"))
 }
 
-// Dedup keeps each key's first row in the row order (engine.RowOrder),
+// Dedup keeps each key's first row in the row order (stdsql.RowOrder),
 // with a window: MySQL has no DISTINCT ON.
 func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	order := engine.RowOrder(d, key, latestBy, deleteWhen, cols)
+	order := stdsql.RowOrder(d, key, latestBy, deleteWhen, cols)
 	if len(order) == 0 {
 		order = []string{"(SELECT NULL)"}
 	}
@@ -464,7 +465,7 @@ func (d Dialect) Upsert(t engine.Table, cols, key []string) string {
 }
 
 // records is the standard Records, except where MySQL differs.
-type records struct{ engine.Standard }
+type records struct{ stdsql.Standard }
 
 // ColumnNames asks information_schema of the table's database.
 func (records) ColumnNames(t engine.Table) (string, []any) {
@@ -498,7 +499,7 @@ func (r records) NextSeq(t engine.Table, seq string, eq []string, same string) s
 }
 
 // std is the standard groups, where MySQL's spelling differs.
-type std struct{ engine.Standard }
+type std struct{ stdsql.Standard }
 
 // Sample casts to CHAR (MySQL has no CAST AS VARCHAR).
 func (s std) Sample(table string, cols []string, cond string, n int) string {
@@ -527,7 +528,7 @@ func (s std) Head(table string, cols []engine.Column, cond string, order []strin
 			casts[i] = printed(e)
 		}
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s AS %s", strings.Join(casts, ", "), table, engine.ShowAlias)
+	q := fmt.Sprintf("SELECT %s FROM %s AS %s", strings.Join(casts, ", "), table, stdsql.ShowAlias)
 	if cond != "" {
 		q += " WHERE " + cond
 	}
@@ -586,8 +587,8 @@ func text(expr string) string { return fmt.Sprintf("coalesce(%s, 'NULL')", print
 
 // differ compares rows as printed text, byte by byte: MariaDB's text
 // comparison ignores trailing spaces and case.
-func differ(d engine.Dialect) engine.TextDiffer {
-	return engine.TextDiffer{D: d, Text: text, Differs: func(a, b string) string {
+func differ(d engine.Dialect) stdsql.TextDiffer {
+	return stdsql.TextDiffer{D: d, Text: text, Differs: func(a, b string) string {
 		return fmt.Sprintf("CAST(%s AS BINARY) <> CAST(%s AS BINARY)", a, b)
 	}}
 }
@@ -595,7 +596,7 @@ func differ(d engine.Dialect) engine.TextDiffer {
 // sqlFor is the engine's SQL: its own spelling where it differs, the
 // standard one elsewhere; crc says the server has CRC32C().
 func sqlFor(d Dialect, crc bool) *engine.SQL {
-	s := std{engine.Standard{D: d}}
+	s := std{stdsql.Standard{D: d}}
 	var check engine.Checksummer = d
 	if crc {
 		check = crcChecksum{d}

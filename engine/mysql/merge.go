@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // MySQL has no MERGE. The merge is planned, then applied with one
@@ -12,7 +13,7 @@ import (
 // each repeating the row-order guard, so no statement writes a row its
 // staged row does not precede.
 
-func keyJoin(d Dialect, key []string, s, t string) string { return engine.KeyJoin(d, key, s, t) }
+func keyJoin(d Dialect, key []string, s, t string) string { return stdsql.KeyJoin(d, key, s, t) }
 
 // byDelete picks the action for a winning staged row.
 func byDelete(d Dialect, m engine.MergeSpec, ifDelete, ifLive string) string {
@@ -55,11 +56,11 @@ var _ engine.BoolTyper = Dialect{}
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-		k, engine.Precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), d.String(engine.MergeSkip))
+		k, stdsql.Precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), d.String(engine.MergeSkip))
 	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), d.Table(m.Target), keyJoin(d, m.Key, "s", "t"))
 	if m.Tombstones.Name != "" {
 		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-			k, engine.Precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), d.String(engine.MergeSkip))
+			k, stdsql.Precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), d.String(engine.MergeSkip))
 		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
 	}
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS SELECT s.*, CASE\n%s  ELSE %s END AS %s\n%s",
@@ -149,7 +150,7 @@ func (q *mergeSQL) update(t engine.Table, actions ...string) string {
 	d, m := q.d, q.m
 	return fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s%s\nSET %s\nWHERE %s AND %s",
 		d.Table(t), d.Ident(q.plan), keyJoin(d, m.Key, "s", "t"), q.param, strings.Join(q.set, ", "),
-		q.is(actions...), engine.Precedes(d, m, "s", "t"))
+		q.is(actions...), stdsql.Precedes(d, m, "s", "t"))
 }
 
 // delete deletes the rows of t whose keys' staged rows have one of actions.
@@ -157,7 +158,7 @@ func (q *mergeSQL) delete(t engine.Table, actions ...string) string {
 	d, m := q.d, q.m
 	return fmt.Sprintf("DELETE t FROM %s AS t\nJOIN %s AS s ON %s%s\nWHERE %s AND %s",
 		d.Table(t), d.Ident(q.plan), keyJoin(d, m.Key, "s", "t"), q.param,
-		q.is(actions...), engine.Precedes(d, m, "s", "t"))
+		q.is(actions...), stdsql.Precedes(d, m, "s", "t"))
 }
 
 var _ engine.KeyIndexer = (*DB)(nil)

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // Dialect is PostgreSQL's SQL. It is pure: no database is touched.
-type Dialect struct{ engine.ANSI }
+type Dialect struct{ stdsql.ANSI }
 
 var (
 	_ engine.Dialect = Dialect{}
@@ -69,11 +70,11 @@ func (Dialect) ContentKey(expr, sqlType string) string {
 	return expr
 }
 
-// Dedup keeps each key's first row in the row order (engine.RowOrder), so
+// Dedup keeps each key's first row in the row order (stdsql.RowOrder), so
 // the survivor never depends on the order rows arrived in.
 func (d Dialect) Dedup(dst, src string, key []string, latestBy, deleteWhen string, cols []engine.Column) string {
 	keys := d.Idents(key)
-	order := append([]string{keys}, engine.RowOrder(d, key, latestBy, deleteWhen, cols)...)
+	order := append([]string{keys}, stdsql.RowOrder(d, key, latestBy, deleteWhen, cols)...)
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT DISTINCT ON (%s) * FROM %s ORDER BY %s",
 		d.Ident(dst), keys, d.Ident(src), strings.Join(order, ", "))
 }
@@ -222,7 +223,7 @@ func (d Dialect) CreateTable(t engine.Table, def engine.TableDef) string {
 }
 
 // inspect is the standard Inspect group but for CountDistinct.
-type inspect struct{ engine.Standard }
+type inspect struct{ stdsql.Standard }
 
 // CountDistinct counts with count(DISTINCT …), which sorts in the aggregate:
 // on keys just loaded (no statistics yet) the planner misjudges a subquery of
@@ -244,10 +245,10 @@ func (s inspect) CountDistinct(table string, cols []string) string {
 // sqlText is the engine's SQL: its own spelling where it differs, the
 // standard one elsewhere.
 var sqlText = func() *engine.SQL {
-	d, std := Dialect{}, engine.Standard{D: Dialect{}}
+	d, std := Dialect{}, stdsql.Standard{D: Dialect{}}
 	return &engine.SQL{Dialect: d, Types: d, Stage: d, Catalog: d, Check: d, Merge: d,
 		Inspect: inspect{std}, Write: std, Cond: std, Temp: std, Ledger: d, Records: std,
-		Scratch: std, Diff: engine.TextDiffer{D: d, Text: engine.StandardText}, Index: d}
+		Scratch: std, Diff: stdsql.TextDiffer{D: d, Text: stdsql.StandardText}, Index: d}
 }()
 
 // CreateIndex creates an index, if missing, as the target is created:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 )
 
 // Tombstones creates the tombstone table with the target's columns and a
@@ -25,13 +26,13 @@ func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
 
 // MergePlan is the standard plan: one LEFT JOIN of staging with the target.
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
-	return engine.StandardMergePlan(d, plan, src, action, m)
+	return stdsql.StandardMergePlan(d, plan, src, action, m)
 }
 
 // Merge is the standard two-statement apply (PostgreSQL 15+ and DuckDB both
 // have MERGE).
 func (d Dialect) Merge(plan, action string, m engine.MergeSpec) engine.MergeStatements {
-	return engine.StandardMerge(d, plan, action, m)
+	return stdsql.StandardMerge(d, plan, action, m)
 }
 
 // GeneratedColumns finds columns the database fills: identity columns, and

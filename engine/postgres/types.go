@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/input"
 )
 
@@ -183,7 +184,7 @@ func timestampColumnType(name string, nargs, a int) (columnType, bool) {
 // CreateStage creates the temporary table the reader's rows are copied
 // into.
 func (d Dialect) CreateStage(stage string, cols []engine.Column) []string {
-	return engine.Standard{D: d}.CreateStage(stage, cols)
+	return stdsql.Standard{D: d}.CreateStage(stage, cols)
 }
 
 // ColumnTypes reads each column's full type from the catalog (format_type:

@@ -1,15 +1,17 @@
-package engine
+package stdsql
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/idemdata/idem/engine"
 )
 
 // TextDiffer is the one Differ: rows are compared as text, and an engine
 // says only how a value prints (Text: NULL as the text NULL) and, where
 // its text comparison is not exact, how two texts differ (Differs).
 type TextDiffer struct {
-	D Dialect
+	D engine.Dialect
 	// Text is expr as text, NULL shown as NULL, printed alike on every
 	// engine so that verify reports the same values everywhere.
 	Text func(expr string) string
@@ -17,7 +19,7 @@ type TextDiffer struct {
 	Differs func(a, b string) string
 }
 
-var _ Differ = TextDiffer{}
+var _ engine.Differ = TextDiffer{}
 
 // StandardText prints a value with CAST(… AS TEXT).
 func StandardText(expr string) string {
@@ -41,7 +43,7 @@ func (f TextDiffer) RowText(alias string, cols []string) string {
 }
 
 // Distinct selects distinct values as text.
-func (f TextDiffer) Distinct(t Table, cols []string) string {
+func (f TextDiffer) Distinct(t engine.Table, cols []string) string {
 	sel := make([]string, len(cols))
 	for i, c := range cols {
 		sel[i] = f.Text(f.D.Ident(c))
@@ -50,7 +52,7 @@ func (f TextDiffer) Distinct(t Table, cols []string) string {
 }
 
 // ColumnDiff compares col over a and b joined on key.
-func (f TextDiffer) ColumnDiff(a, b Table, key []string, col string) (count, sample string) {
+func (f TextDiffer) ColumnDiff(a, b engine.Table, key []string, col string) (count, sample string) {
 	on := make([]string, len(key))
 	for i, k := range key {
 		on[i] = fmt.Sprintf("f.%s = g.%s", f.D.Ident(k), f.D.Ident(k))
@@ -63,14 +65,14 @@ func (f TextDiffer) ColumnDiff(a, b Table, key []string, col string) (count, sam
 }
 
 // ValueDiff compares col's values of a and b as multisets.
-func (f TextDiffer) ValueDiff(a, b Table, col string) (count, first string) {
+func (f TextDiffer) ValueDiff(a, b engine.Table, col string) (count, first string) {
 	e := f.Text(f.D.Ident(col))
 	only := fmt.Sprintf("SELECT %s AS v FROM %s EXCEPT ALL SELECT %s FROM %s", e, f.D.Table(a), e, f.D.Table(b))
 	return fmt.Sprintf("SELECT count(*) FROM (%s) x", only), "SELECT v FROM (" + only + ") x ORDER BY 1 LIMIT 1"
 }
 
 // RowDiff lists rows a has and b lacks, as multisets.
-func (f TextDiffer) RowDiff(a, b Table, key, cols []string, limit int) string {
+func (f TextDiffer) RowDiff(a, b engine.Table, key, cols []string, limit int) string {
 	k := f.D.String("")
 	if len(key) > 0 {
 		k = f.RowText("x", key)

@@ -1,15 +1,17 @@
-package engine
+package stdsql
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/idemdata/idem/engine"
 )
 
 // The merge SQL below is standard (PostgreSQL 15 and DuckDB spell it alike),
 // built only from a Dialect's quoting and literals. An engine whose MERGE
 // differs writes its own MergeStatements.
 
-func keyJoin(d Dialect, key []string, s, t string) string {
+func keyJoin(d engine.Dialect, key []string, s, t string) string {
 	conds := make([]string, len(key))
 	for i, k := range key {
 		conds[i] = fmt.Sprintf("%s.%s = %s.%s", t, d.Ident(k), s, d.Ident(k))
@@ -18,11 +20,11 @@ func keyJoin(d Dialect, key []string, s, t string) string {
 }
 
 // KeyJoin is the equality of the key columns of s and t.
-func KeyJoin(d Dialect, key []string, s, t string) string { return keyJoin(d, key, s, t) }
+func KeyJoin(d engine.Dialect, key []string, s, t string) string { return keyJoin(d, key, s, t) }
 
 // byDelete picks the action for a winning staged row: ifDelete when its
 // delete_when column is true, else ifLive.
-func byDelete(d Dialect, m MergeSpec, ifDelete, ifLive string) string {
+func byDelete(d engine.Dialect, m engine.MergeSpec, ifDelete, ifLive string) string {
 	if m.DeleteWhen == "" {
 		return d.String(ifLive)
 	}
@@ -33,14 +35,14 @@ func byDelete(d Dialect, m MergeSpec, ifDelete, ifLive string) string {
 // row: the target's live row, else its tombstone. The target's key is unique
 // (idem's merges keep it so) and so is the tombstones', so the joins do not
 // multiply rows.
-func StandardMergePlan(d Comparer, plan, src, action string, m MergeSpec) string {
+func StandardMergePlan(d engine.Comparer, plan, src, action string, m engine.MergeSpec) string {
 	return StandardMergePlanWith(d, plan, src, action, m, "")
 }
 
 // StandardMergePlanWith is StandardMergePlan with more select expressions
 // over s (staging) and t (the target's matching row), such as
 // "t.rowid AS x", after s's columns.
-func StandardMergePlanWith(d Comparer, plan, src, action string, m MergeSpec, extra string) string {
+func StandardMergePlanWith(d engine.Comparer, plan, src, action string, m engine.MergeSpec, extra string) string {
 	return StandardMergePlanOpts(d, plan, src, action, m, PlanOptions{Extra: extra})
 }
 
@@ -58,12 +60,12 @@ type PlanOptions struct {
 }
 
 // StandardMergePlanOpts is StandardMergePlan with options.
-func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o PlanOptions) string {
+func StandardMergePlanOpts(d engine.Comparer, plan, src, action string, m engine.MergeSpec, o PlanOptions) string {
 	extra := o.Extra
 	if extra != "" {
 		extra += ", "
 	}
-	joined := func(t Table) string {
+	joined := func(t engine.Table) string {
 		if !o.Narrow {
 			return d.Table(t)
 		}
@@ -77,15 +79,15 @@ func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o 
 	}
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-		k, precedes(d, m, "s", "t"), byDelete(d, m, MergeDelete, MergeUpdate), d.String(MergeSkip))
+		k, precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), d.String(engine.MergeSkip))
 	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), joined(m.Target), keyJoin(d, m.Key, "s", "t"))
 	if m.Tombstones.Name != "" {
 		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-			k, precedes(d, m, "s", "x"), byDelete(d, m, MergeDeleteAbsent, MergeReinsert), d.String(MergeSkip))
+			k, precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), d.String(engine.MergeSkip))
 		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", joined(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
 	}
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT s.*, %sCASE\n%s  ELSE %s END AS %s\n%s",
-		d.Ident(plan), extra, cases, byDelete(d, m, MergeDeleteAbsent, MergeInsert), d.Ident(action), from)
+		d.Ident(plan), extra, cases, byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeInsert), d.Ident(action), from)
 }
 
 // StandardMerge applies a plan: a MERGE of the target's matched keys
@@ -97,9 +99,9 @@ func StandardMergePlanOpts(d Comparer, plan, src, action string, m MergeSpec, o 
 // than one MERGE of every row on both DuckDB and PostgreSQL; the plan was
 // made in the same transaction under the run's lock, so its new keys are
 // still new.
-func StandardMerge(d Comparer, plan, action string, m MergeSpec) MergeStatements {
+func StandardMerge(d engine.Comparer, plan, action string, m engine.MergeSpec) engine.MergeStatements {
 	l := newMergeLists(d, m)
-	out := MergeStatements{
+	out := engine.MergeStatements{
 		Matched: []string{matchedMerge(d, plan, action, m, l)},
 		Insert:  []string{insertNew(d, plan, action, m, l)},
 	}
@@ -116,7 +118,7 @@ type mergeLists struct {
 	vals []string // the INSERT's values, from the plan's s
 }
 
-func newMergeLists(d Comparer, m MergeSpec) mergeLists {
+func newMergeLists(d engine.Comparer, m engine.MergeSpec) mergeLists {
 	isKey := map[string]bool{}
 	for _, k := range m.Key {
 		isKey[k] = true
@@ -141,22 +143,22 @@ func newMergeLists(d Comparer, m MergeSpec) mergeLists {
 }
 
 // matchedMerge deletes and updates the target's rows the plan matched.
-func matchedMerge(d Comparer, plan, action string, m MergeSpec, l mergeLists) string {
+func matchedMerge(d engine.Comparer, plan, action string, m engine.MergeSpec, l mergeLists) string {
 	a := "s." + d.Ident(action)
 	return fmt.Sprintf(`MERGE INTO %s AS t
 USING (SELECT * FROM %s WHERE %s IN (%s, %s)) AS s
 ON %s
 WHEN MATCHED AND %s = %s AND %s THEN DELETE
 WHEN MATCHED AND %s = %s AND %s THEN UPDATE SET %s`,
-		d.Table(m.Target), d.Ident(plan), d.Ident(action), d.String(MergeUpdate), d.String(MergeDelete),
+		d.Table(m.Target), d.Ident(plan), d.Ident(action), d.String(engine.MergeUpdate), d.String(engine.MergeDelete),
 		keyJoin(d, m.Key, "s", "t"),
-		a, d.String(MergeDelete), precedes(d, m, "s", "t"),
-		a, d.String(MergeUpdate), precedes(d, m, "s", "t"), strings.Join(l.set, ", "))
+		a, d.String(engine.MergeDelete), precedes(d, m, "s", "t"),
+		a, d.String(engine.MergeUpdate), precedes(d, m, "s", "t"), strings.Join(l.set, ", "))
 }
 
 // tombstoneMerge writes the plan's deletes to the tombstones and forgets
 // those a live row won over.
-func tombstoneMerge(d Comparer, plan, action string, m MergeSpec, l mergeLists) string {
+func tombstoneMerge(d engine.Comparer, plan, action string, m engine.MergeSpec, l mergeLists) string {
 	a := "s." + d.Ident(action)
 	// A tombstone is updated in place, never deleted and inserted again
 	// in one transaction: DuckDB's unique index can report a duplicate
@@ -167,26 +169,26 @@ ON %s
 WHEN MATCHED AND %s = %s AND %s THEN DELETE
 WHEN MATCHED AND %s <> %s AND %s THEN UPDATE SET %s
 WHEN NOT MATCHED AND %s <> %s THEN INSERT (%s) VALUES (%s)`,
-		d.Table(m.Tombstones), d.Ident(plan), d.Ident(action), d.String(MergeDelete), d.String(MergeDeleteAbsent), d.String(MergeReinsert),
+		d.Table(m.Tombstones), d.Ident(plan), d.Ident(action), d.String(engine.MergeDelete), d.String(engine.MergeDeleteAbsent), d.String(engine.MergeReinsert),
 		keyJoin(d, m.Key, "s", "t"),
-		a, d.String(MergeReinsert), precedes(d, m, "s", "t"),
-		a, d.String(MergeReinsert), precedes(d, m, "s", "t"), strings.Join(l.set, ", "),
-		a, d.String(MergeReinsert), strings.Join(l.cols, ", "), strings.Join(l.vals, ", "))
+		a, d.String(engine.MergeReinsert), precedes(d, m, "s", "t"),
+		a, d.String(engine.MergeReinsert), precedes(d, m, "s", "t"), strings.Join(l.set, ", "),
+		a, d.String(engine.MergeReinsert), strings.Join(l.cols, ", "), strings.Join(l.vals, ", "))
 }
 
 // insertNew inserts the plan's rows new to the target (and with Rewrite
 // the updated ones, which the first statement deleted).
-func insertNew(d Comparer, plan, action string, m MergeSpec, l mergeLists) string {
+func insertNew(d engine.Comparer, plan, action string, m engine.MergeSpec, l mergeLists) string {
 	plain := make([]string, len(l.vals))
 	for i, v := range l.vals {
 		plain[i] = strings.TrimPrefix(v, "s.")
 	}
-	written := []string{d.String(MergeInsert)}
+	written := []string{d.String(engine.MergeInsert)}
 	if m.Tombstones.Name != "" {
-		written = append(written, d.String(MergeReinsert))
+		written = append(written, d.String(engine.MergeReinsert))
 	}
 	if m.Rewrite { // the first statement deleted the rows updates replace
-		written = append(written, d.String(MergeUpdate))
+		written = append(written, d.String(engine.MergeUpdate))
 	}
 	inserted := "= " + written[0]
 	if len(written) > 1 {

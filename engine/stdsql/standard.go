@@ -1,27 +1,29 @@
-package engine
+package stdsql
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/idemdata/idem/engine"
 )
 
 // Standard is the SQL of the groups DuckDB and PostgreSQL spell alike
 // (Inspector, Writer, Temp), built only from a Dialect's quoting and
 // literals. An engine that spells one of them differently (MySQL has no
 // count(*) FILTER) gives SQL its own implementation of that group.
-type Standard struct{ D Dialect }
+type Standard struct{ D engine.Dialect }
 
 var (
-	_ Inspector  = Standard{}
-	_ Writer     = Standard{}
-	_ Conditions = Standard{}
-	_ Temp       = Standard{}
+	_ engine.Inspector  = Standard{}
+	_ engine.Writer     = Standard{}
+	_ engine.Conditions = Standard{}
+	_ engine.Temp       = Standard{}
 )
 
 func (s Standard) idents(names []string) string { return IdentList(s.D, names) }
 
 // IdentList quotes a list of identifiers, comma-separated.
-func IdentList(d Dialect, names []string) string { return identList(d.Ident, names) }
+func IdentList(d engine.Dialect, names []string) string { return identList(d.Ident, names) }
 
 func identList(ident func(string) string, names []string) string {
 	q := make([]string, len(names))
@@ -62,7 +64,7 @@ func (s Standard) Sample(table string, cols []string, cond string, n int) string
 }
 
 // Head selects the first n rows in order, each value cast to text.
-func (s Standard) Head(table string, cols []Column, cond string, order []string, n int) string {
+func (s Standard) Head(table string, cols []engine.Column, cond string, order []string, n int) string {
 	casts := make([]string, len(cols))
 	for i, c := range cols {
 		casts[i] = fmt.Sprintf("CAST(%s AS VARCHAR)", s.D.Ident(c.Name))
@@ -171,13 +173,13 @@ func (s Standard) eqs(eq []string) string {
 }
 
 // ColumnNames asks information_schema, which DuckDB and PostgreSQL share.
-func (s Standard) ColumnNames(t Table) (string, []any) {
+func (s Standard) ColumnNames(t engine.Table) (string, []any) {
 	return fmt.Sprintf("SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = %s AND table_name = %s",
 		s.D.Placeholder(1), s.D.Placeholder(2)), []any{t.Schema, t.Name}
 }
 
 // Select selects cols where eq holds, ordered by orderBy.
-func (s Standard) Select(t Table, cols []ColumnDef, eq, orderBy []string) string {
+func (s Standard) Select(t engine.Table, cols []engine.ColumnDef, eq, orderBy []string) string {
 	list := make([]string, len(cols))
 	for i, c := range cols {
 		list[i] = s.D.Ident(c.Name)
@@ -193,19 +195,19 @@ func (s Standard) Select(t Table, cols []ColumnDef, eq, orderBy []string) string
 }
 
 // DistinctPairs selects the pairs of a and b where a <> $1.
-func (s Standard) DistinctPairs(t Table, a, b string) string {
+func (s Standard) DistinctPairs(t engine.Table, a, b string) string {
 	return fmt.Sprintf("SELECT DISTINCT %s, %s FROM %s WHERE %s <> %s ORDER BY 1, 2",
 		s.D.Ident(a), s.D.Ident(b), s.D.Table(t), s.D.Ident(a), s.D.Placeholder(1))
 }
 
 // MaxSeq selects coalesce(max(seq), 0).
-func (s Standard) MaxSeq(t Table, seq string, eq []string) string {
+func (s Standard) MaxSeq(t engine.Table, seq string, eq []string) string {
 	return fmt.Sprintf("SELECT coalesce(max(%s), 0) FROM %s%s", s.D.Ident(seq), s.D.Table(t), where(s.eqs(eq)))
 }
 
 // NextSeq selects coalesce(max(seq), 0) + 1, and the rows where same
 // matches.
-func (s Standard) NextSeq(t Table, seq string, eq []string, same string) string {
+func (s Standard) NextSeq(t engine.Table, seq string, eq []string, same string) string {
 	q := fmt.Sprintf("SELECT coalesce(max(%s), 0) + 1", s.D.Ident(seq))
 	if same != "" {
 		q += fmt.Sprintf(", count(*) FILTER (WHERE %s = %s)", s.D.Ident(same), s.D.Placeholder(len(eq)+1))
@@ -214,7 +216,7 @@ func (s Standard) NextSeq(t Table, seq string, eq []string, same string) string 
 }
 
 // Insert inserts one row of bound values.
-func (s Standard) Insert(t Table, cols []string) string {
+func (s Standard) Insert(t engine.Table, cols []string) string {
 	ph := make([]string, len(cols))
 	for i := range cols {
 		ph[i] = s.D.Placeholder(i + 1)
@@ -229,15 +231,15 @@ func (s Standard) SchemaExists(schema string) (string, []any) {
 }
 
 // CopyTable is CREATE TABLE … AS SELECT *.
-func (s Standard) CopyTable(dst, src Table) string {
+func (s Standard) CopyTable(dst, src engine.Table) string {
 	return fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM %s", s.D.Table(dst), s.D.Table(src))
 }
 
 // DropTable drops a table if it exists.
-func (s Standard) DropTable(t Table) string { return "DROP TABLE IF EXISTS " + s.D.Table(t) }
+func (s Standard) DropTable(t engine.Table) string { return "DROP TABLE IF EXISTS " + s.D.Table(t) }
 
 // CreateStage creates the staging table the reader's rows are loaded into.
-func (s Standard) CreateStage(stage string, cols []Column) []string {
+func (s Standard) CreateStage(stage string, cols []engine.Column) []string {
 	defs := make([]string, len(cols))
 	for i, c := range cols {
 		defs[i] = s.D.Ident(c.Name) + " " + c.Type
