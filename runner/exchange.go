@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/idemdata/idem/engine"
@@ -17,6 +18,11 @@ import (
 // loads the same rows again and converges. A run that must create or
 // reshape the target builds the whole table instead (build, swapIn).
 
+// ErrUnrecorded is in the error of a run without transactions that failed
+// after its data was put in place, before its ledger row: the target is
+// not unchanged, and the next run loads the same rows again.
+var ErrUnrecorded = errors.New("its rows are in place but the ledger does not record the run; the next run loads them again")
+
 // exchange runs the data steps of a run on an engine without transactions
 // (its BEGIN and COMMIT mark where other engines' are, and do nothing):
 // the writes, the swap, and only then the ledger row, so that the ledger
@@ -27,6 +33,11 @@ import (
 // crash points after it (after_write, before_commit, after_commit) find
 // the new data in place.
 func (r *run) exchange(ctx context.Context, writes, ledger []step) (err error) {
+	defer func() {
+		if err != nil && r.opts.plan == nil && !r.recorded && (r.swapped || r.landed && r.built.Name != "") {
+			err = fmt.Errorf("%w (%w)", err, ErrUnrecorded)
+		}
+	}()
 	r.s.mark(KindBegin, "BEGIN")
 	// Not bound to ctx: database/sql would end it when ctx is cancelled,
 	// and an interrupt after the swap must not stop the run.

@@ -4,6 +4,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -73,6 +74,7 @@ func TestFailureAtEachStepExchange(t *testing.T) {
 					// row no transaction takes back: the run is recorded.
 					recorded := name == "write ledger"
 					landed := recorded || slices.Contains(exchangeLanded(c), name)
+					require.Equal(t, landed && !recorded, errors.Is(err, ErrUnrecorded), "the error says whether the rows are in place: %v", err)
 					switch {
 					case recorded:
 						require.Equal(t, want, got, "swapped in and recorded before the failure")

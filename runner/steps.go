@@ -86,6 +86,9 @@ type buildState struct {
 	// landed: swapping, the run's writes are in the target (committed,
 	// and the built table swapped in).
 	landed bool
+	// recorded: the run's ledger row is written (on the exchange protocol
+	// nothing takes it back).
+	recorded bool
 }
 
 // sums are checksums a run takes ahead of its checksum step.
@@ -667,7 +670,11 @@ func (r *run) writeLedger(ctx context.Context) error {
 	if err := r.awaitFingerprint(); err != nil {
 		return err
 	}
-	return ledger.Write(ctx, r.s, r.db, r.entry(r.startedAt, r.closed))
+	if err := ledger.Write(ctx, r.s, r.db, r.entry(r.startedAt, r.closed)); err != nil {
+		return err
+	}
+	r.recorded = true
+	return nil
 }
 
 // crash is a crash point (tests only): with Options.WaitAt it waits there

@@ -320,6 +320,10 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 			fmt.Fprintf(w, "%s: failed: the connection was lost; the target holds the last run the server committed\n", head)
 			return
 		}
+		if strings.Contains(r.Error, runner.ErrUnrecorded.Error()) {
+			fmt.Fprintf(w, "%s: failed after its rows were put in place: the target holds them, the ledger does not record the run; run it again\n", head)
+			return
+		}
 		fmt.Fprintf(w, "%s: failed; the target is unchanged\n", head)
 	}
 }
