@@ -37,16 +37,7 @@ func TestCrashAtEachStep(t *testing.T) {
 		}
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
-			start := t.TempDir()
-			c.prepare(t, start)
-			ref, j := c.copyOf(t, start)
-			db := c.openAt(t, ref)
-			before := snapshot(t, db)
-			_, err := Run(t.Context(), db, j, stepOpts())
-			require.NoError(t, err)
-			want := snapshot(t, db)
-			names := stepNames(db, j)
-			require.NoError(t, db.Close())
+			start, before, want, names := crashReference(t, c)
 			for _, name := range names {
 				t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 					dir, j := c.copyOf(t, start)
@@ -121,16 +112,7 @@ func TestCrashAtEachStepExchange(t *testing.T) {
 			continue
 		}
 		t.Run(c.String(), func(t *testing.T) {
-			start := t.TempDir()
-			c.prepare(t, start)
-			ref, j := c.copyOf(t, start)
-			db := c.openAt(t, ref)
-			before := snapshot(t, db)
-			_, err := Run(t.Context(), db, j, stepOpts())
-			require.NoError(t, err)
-			want := snapshot(t, db)
-			names := stepNames(db, j)
-			require.NoError(t, db.Close())
+			start, before, want, names := crashReference(t, c)
 			target, ledger := "default.orders", "default.idem_runs"
 			for _, name := range names {
 				t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
@@ -166,6 +148,24 @@ func TestCrashAtEachStepExchange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashReference prepares case c's starting state in start, and runs it
+// once in a copy: the state before and after a run that does not crash,
+// and the steps it went through.
+func crashReference(t *testing.T, c stepCase) (start string, before, want map[string][]string, names []string) {
+	t.Helper()
+	start = t.TempDir()
+	c.prepare(t, start)
+	ref, j := c.copyOf(t, start)
+	db := c.openAt(t, ref)
+	before = snapshot(t, db)
+	_, err := Run(t.Context(), db, j, stepOpts())
+	require.NoError(t, err)
+	want = snapshot(t, db)
+	names = stepNames(db, j)
+	require.NoError(t, db.Close())
+	return start, before, want, names
 }
 
 // crashChild runs case c in dir in a child process that kills itself

@@ -7,6 +7,7 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -120,6 +121,29 @@ func Count(ctx context.Context, engineName, target, table string) (int64, error)
 		return 0, err
 	}
 	return b.Count(ctx, target, table)
+}
+
+// Exec runs stmts on db, one after another.
+func Exec(ctx context.Context, db *sql.DB, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExecCount runs op's statements on db and returns table's row count
+// afterwards, on the same connection pool: a baseline's timed work.
+func ExecCount(ctx context.Context, db *sql.DB, op Op, stmts ...string) (int64, error) {
+	if err := Exec(ctx, db, stmts...); err != nil {
+		return 0, fmt.Errorf("%s: %w", op.Kind, err)
+	}
+	var n int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+Ident(op.Table)).Scan(&n); err != nil {
+		return 0, err
+	}
+	return n, db.Close()
 }
 
 // Ident quotes an identifier.

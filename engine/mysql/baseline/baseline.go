@@ -88,16 +88,7 @@ func (my) Run(ctx context.Context, op bench.Op) (int64, error) {
 		return 0, err
 	}
 	defer db.Close()
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("%s: %w", op.Kind, err)
-		}
-	}
-	var n int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+bench.Ident(op.Table)).Scan(&n); err != nil {
-		return 0, err
-	}
-	return n, db.Close()
+	return bench.ExecCount(ctx, db, op, stmts...)
 }
 
 func exec(ctx context.Context, url string, stmts ...string) error {
@@ -106,10 +97,8 @@ func exec(ctx context.Context, url string, stmts ...string) error {
 		return err
 	}
 	defer db.Close()
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if err := bench.Exec(ctx, db, stmts...); err != nil {
+		return err
 	}
 	return db.Close()
 }
@@ -137,8 +126,7 @@ func (my) Count(ctx context.Context, target, table string) (int64, error) {
 		return 0, err
 	}
 	defer db.Close()
-	var n int64
-	return n, db.QueryRowContext(ctx, "SELECT count(*) FROM "+bench.Ident(table)).Scan(&n)
+	return bench.ExecCount(ctx, db, bench.Op{Table: table})
 }
 
 // DropDatabase drops a database with everything in it, if it exists. url
