@@ -33,11 +33,7 @@ var ErrUnrecorded = errors.New("its rows are in place but the ledger does not re
 // crash points after it (after_write, before_commit, after_commit) find
 // the new data in place.
 func (r *run) exchange(ctx context.Context, writes, ledger []step) (err error) {
-	defer func() {
-		if err != nil && r.opts.plan == nil && !r.recorded && (r.swapped || r.landed && r.built.Name != "") {
-			err = fmt.Errorf("%w (%w)", err, ErrUnrecorded)
-		}
-	}()
+	defer r.markUnrecorded(&err)
 	r.s.mark(KindBegin, "BEGIN")
 	// Not bound to ctx: database/sql would end it when ctx is cancelled,
 	// and an interrupt after the swap must not stop the run.
@@ -84,6 +80,14 @@ func (r *run) exchange(ctx context.Context, writes, ledger []step) (err error) {
 	r.crash(CrashAfterCommit)
 	r.res.Action = ActionLoaded
 	return nil
+}
+
+// markUnrecorded adds ErrUnrecorded to *err when the run's rows are in
+// place and its ledger row is not.
+func (r *run) markUnrecorded(err *error) {
+	if *err != nil && r.opts.plan == nil && !r.recorded && (r.swapped || r.landed && r.built.Name != "") {
+		*err = fmt.Errorf("%w (%w)", *err, ErrUnrecorded)
+	}
 }
 
 // runWrites runs the data steps before the ledger row; once the partition
