@@ -76,7 +76,7 @@ func Backfill(ctx context.Context, j *Job, opts BackfillOptions) (*Backfilled, e
 		return nil, err
 	}
 	b := &Backfilled{Workers: len(dbs)}
-	red := job.NewRedactor(j.Target.URL)
+	red := job.NewRedactor(j.Target.URL, j.Source.URL)
 	results, err := runner.Backfill(ctx, dbs, j, windows, opts.Options, b.record(red, opts.Each))
 	for i := range results {
 		results[i].Error = red.String(results[i].Error)

@@ -54,7 +54,7 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	results, err := runner.Run(ctx, db, j, opts)
 	// Driver text never holds the password by construction; this is the
 	// second line, for library users who print errors themselves.
-	red := job.NewRedactor(j.Target.URL)
+	red := job.NewRedactor(j.Target.URL, j.Source.URL)
 	err = red.Error(err)
 	for i := range results {
 		results[i].Error = red.String(results[i].Error)

@@ -26,7 +26,7 @@ func Plan(ctx context.Context, j *Job, opts Options) ([]PartitionPlan, error) {
 		return nil, err
 	}
 	plans, err := runner.Plan(ctx, db, j, opts)
-	red := job.NewRedactor(j.Target.URL)
+	red := job.NewRedactor(j.Target.URL, j.Source.URL)
 	err = red.Error(err)
 	for i := range plans {
 		plans[i].Error = red.String(plans[i].Error)

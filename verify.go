@@ -43,9 +43,9 @@ func Verify(ctx context.Context, j *Job, opts Options) (*VerifyReport, error) {
 		if err2 != nil {
 			err = errors.Join(err, rep.CleanupErr, err2)
 		}
-		return rep, job.NewRedactor(j.Target.URL).Error(err)
+		return rep, job.NewRedactor(j.Target.URL, j.Source.URL).Error(err)
 	}
-	red := job.NewRedactor(j.Target.URL)
+	red := job.NewRedactor(j.Target.URL, j.Source.URL)
 	err = red.Error(err)
 	if rep != nil {
 		rep.Reason = red.String(rep.Reason)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,7 +34,8 @@ type Job struct {
 	Name string `yaml:"job"`
 	// Target is where the job writes.
 	Target Target `yaml:"target"`
-	// Source is where rows come from: exactly one of query or files.
+	// Source is where rows come from: exactly one of query, table or
+	// files.
 	Source Source `yaml:"source"`
 	// Strategy is how rows are written: partition (replace one partition
 	// per run) or merge (insert new keys, update where newer). Required.
@@ -59,6 +61,10 @@ type Job struct {
 	// AllowEmpty accepts an empty input (no file, no rows) as the
 	// partition's contents, instead of failing the run. Default false.
 	AllowEmpty bool `yaml:"allow_empty"`
+	// MaxShrink ("20%") fails a partition run, writing nothing, that would
+	// replace the partition with that many percent fewer rows (or more)
+	// than the ledger recorded last time. Unset: no such limit.
+	MaxShrink Percent `yaml:"max_shrink"`
 	// OnSchemaChange decides what a source column the target lacks does:
 	// fail (default) or add_columns.
 	OnSchemaChange string `yaml:"on_schema_change"`
@@ -89,11 +95,20 @@ type Target struct {
 	SharedWith StringList `yaml:"shared_with"`
 }
 
-// Source is exactly one of a query or file globs.
+// Source is exactly one of a query, a table or file globs.
 type Source struct {
-	// Query is SQL run inside the target database; {{ start }}, {{ end }},
-	// {{ date }} render as typed literals.
+	// URL names the database query or table is read from (postgres://…,
+	// mysql://…, duckdb:PATH), opened read-only and read in one snapshot.
+	// Without it, query runs inside the target. ${VAR} are expanded; the
+	// password is redacted like the target's.
+	URL string `yaml:"url"`
+	// Query is SQL run inside the source database (the target without
+	// url); {{ start }}, {{ end }}, {{ date }} render as typed literals.
 	Query string `yaml:"query"`
+	// Table (with url) reads a table of the source: the rows whose
+	// partition.column is in the partition's window, or every row for a
+	// merge job. Shorthand for a query idem writes.
+	Table string `yaml:"table"`
 	// Files is one glob or a list of globs, relative to the job file's
 	// folder, with {{ date }} and its parts as text; a file matched twice
 	// is read once.
@@ -105,6 +120,33 @@ type Source struct {
 
 // HasFiles reports whether the source is files.
 func (s Source) HasFiles() bool { return len(s.Files) > 0 }
+
+// IsDatabase reports whether the source is another database (url).
+func (s Source) IsDatabase() bool { return s.URL != "" }
+
+// IsQuery reports whether rows come from SQL: a query (in the target or a
+// source database) or a source table.
+func (s Source) IsQuery() bool { return s.Query != "" || s.Table != "" }
+
+// Percent is a share written "20%" (or 20), 0 to 100.
+type Percent float64
+
+// UnmarshalYAML reads "20%" or 20.
+func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return errors.New("must be a percentage (like 20%)")
+	}
+	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n.Value), "%"))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a percentage (like 20%%)", n.Value)
+	}
+	if v <= 0 || v > 100 {
+		return fmt.Errorf("%q must be more than 0%% and at most 100%%", n.Value)
+	}
+	*p = Percent(v)
+	return nil
+}
 
 // Partition describes how rows map onto partitions.
 type Partition struct {

@@ -343,7 +343,7 @@ columns:
 		`job: "orders daily" may hold only letters, digits, _ . and -`,
 		`target.table: "a.b.c" has too many dots (schema.table or table)`,
 		`target.url: "sqlite:x.db" is not a target URL (duckdb:PATH, postgres://…, postgresql://…)`,
-		"source: give one of query or files, not both",
+		"source: give one of query, table or files, not more",
 		"partition.column: required for strategy partition",
 		"delete_when: applies to strategy merge only",
 		`partition.grain: "week" is not one of hour, day, month`,
@@ -393,7 +393,7 @@ func TestParseValidationProblems(t *testing.T) {
 		{
 			name: "source missing",
 			src:  header + "strategy: partition\npartition:\n  column: d\n",
-			want: []string{"source: required: one of query or files"},
+			want: []string{"source: required: one of query, table or files"},
 		},
 		{
 			name: "format with query",

@@ -74,22 +74,51 @@ func (j *Job) checkIdentity(ps *problemList) {
 	}
 }
 
-// check checks that the source is one query or a set of file globs.
+// check checks that the source is one query, one table or a set of file
+// globs, and the database it names.
 func (s Source) check(ps *problemList) {
-	switch {
-	case s.Query == "" && !s.HasFiles():
-		ps.add("source", "required: one of query or files")
-	case s.Query != "" && s.HasFiles():
-		ps.add("source", "give one of query or files, not both")
-	case s.Query != "":
-		if s.Format != "" {
-			ps.add("source.format", "applies to files only")
+	n := 0
+	for _, given := range []bool{s.Query != "", s.Table != "", s.HasFiles()} {
+		if given {
+			n++
 		}
+	}
+	switch {
+	case n == 0:
+		ps.add("source", "required: one of query, table or files")
+	case n > 1:
+		ps.add("source", "give one of query, table or files, not more")
+	case s.HasFiles():
+		if s.URL != "" {
+			ps.add("source.url", "applies to query and table only: files are read from disk")
+		}
+		s.checkFiles(ps)
+	default:
+		s.checkDatabase(ps)
+	}
+}
+
+// checkDatabase checks a query or table source and the database it names.
+func (s Source) checkDatabase(ps *problemList) {
+	if s.Format != "" {
+		ps.add("source.format", "applies to files only")
+	}
+	if s.Query != "" {
 		if err := checkTemplate(s.Query); err != nil {
 			ps.add("source.query", "%v", err)
 		}
-	default:
-		s.checkFiles(ps)
+	}
+	if s.Table != "" {
+		if s.URL == "" {
+			ps.add("source.table", "needs source.url, the database the table is in (a query of the target itself is written as source.query)")
+		} else if _, err := ParseTable(s.Table); err != nil {
+			ps.add("source.table", "%v", err)
+		}
+	}
+	if s.URL != "" {
+		if _, _, err := SplitURL(s.URL); err != nil {
+			ps.add("source.url", "%v", strings.Replace(err.Error(), "not a target URL", "not a database URL", 1))
+		}
 	}
 }
 
@@ -183,6 +212,9 @@ func (j *Job) checkWindow(ps *problemList) {
 // and the job names in target.shared_with.
 func (j *Job) checkChoices(ps *problemList) {
 	p := j.Partition
+	if j.MaxShrink != 0 && j.Strategy != StrategyPartition {
+		ps.add("max_shrink", "applies to strategy partition only: a merge never removes rows it did not read")
+	}
 	if !isOneOf(p.OutOfWindow, []string{OutOfWindowReport, OutOfWindowFail}) {
 		ps.add("partition.out_of_window", "%q is not one of report, fail", p.OutOfWindow)
 	}
@@ -311,10 +343,13 @@ func (j *Job) DefinitionHash() string {
 		DeleteWhen string            `json:"delete_when,omitempty"`
 		Columns    map[string]string `json:"columns,omitempty"`
 		LoadedAt   string            `json:"loaded_at,omitempty"`
+		SourceURL  string            `json:"source_url,omitempty"`
+		SrcTable   string            `json:"source_table,omitempty"`
 	}{
 		j.Idem, j.Name, j.Target.Table, j.Source.Query, filesForHash(j.Source.Files), j.Source.Format,
 		j.Strategy, j.Partition.Column, j.Partition.Grain, j.Partition.Timezone,
 		j.Key, j.LatestBy, j.DeleteWhen, j.Columns, j.LoadedAt,
+		Redact(j.Source.URL), j.Source.Table,
 	}
 	b, _ := json.Marshal(def) // maps marshal with sorted keys
 	sum := sha256.Sum256(b)

@@ -86,7 +86,8 @@ func Check(j *job.Job) []Finding {
 	return fs
 }
 
-// queryFindings lints source.query, read by the target engine's lexicon:
+// queryFindings lints source.query, read by the lexicon of the engine it
+// runs in (the source database's, or the target's):
 // its non-deterministic functions, its generated keys, and whether it uses
 // the partition at all.
 func queryFindings(j *job.Job) []Finding {
@@ -95,7 +96,11 @@ func queryFindings(j *job.Job) []Finding {
 		return nil
 	}
 	var fs []Finding
-	lex := engine.LexiconFor(j.Target.URL)
+	url := j.Target.URL
+	if j.Source.URL != "" {
+		url = j.Source.URL
+	}
+	lex := engine.LexiconFor(url)
 	reads := readings(q, lex.Rules)
 	toks := reads[0]
 	at := func(t sqltext.Token) (int, int) { return j.Pos.Query.At(t.Line, t.Col) }

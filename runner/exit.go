@@ -31,7 +31,8 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, engine.ErrInterrupted):
 		return ExitInterrupted
-	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable), errors.Is(err, ErrInputChanged):
+	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrUnavailable), errors.Is(err, ErrInputChanged),
+		errors.Is(err, engine.ErrSourceLost):
 		return ExitTempFail
 	}
 	return ExitFailed

@@ -375,7 +375,33 @@ func (r *run) placeStep(ctx context.Context) error {
 		return r.emptyError(ctx)
 	}
 	r.inWindow = inWindow
-	return nil
+	return r.checkShrink(ctx, inWindow)
+}
+
+// checkShrink refuses, before anything is written, a partition run that
+// would leave max_shrink or more fewer rows than the ledger recorded last
+// time: a source read while it was partly loaded (a lagging replica, an
+// export cut short) looks like a complete one otherwise.
+func (r *run) checkShrink(ctx context.Context, rows int64) error {
+	if r.job.MaxShrink == 0 || !r.ledger {
+		return nil
+	}
+	last, err := ledger.Last(ctx, r.s, r.db, r.job.Name, r.w.Label)
+	if errors.Is(err, ledger.ErrNoRun) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if last.RowCount <= 0 || rows >= last.RowCount {
+		return nil
+	}
+	drop := 100 * float64(last.RowCount-rows) / float64(last.RowCount)
+	if drop < float64(r.job.MaxShrink) {
+		return nil
+	}
+	return &InputError{Msg: fmt.Sprintf("partition %s would go from %d rows (its last run's) to %d, %.1f%% fewer, and max_shrink is %g%%: nothing was written (if the source really lost those rows, raise max_shrink for this run)",
+		r.w.Label, last.RowCount, rows, drop, float64(r.job.MaxShrink))}
 }
 
 // deletePartition deletes the window's rows from the target.
@@ -834,7 +860,7 @@ func (r *run) jsonProblems() []job.Problem {
 func (r *run) floatProblems(stage, target []engine.Column) []job.Problem {
 	paths := r.exactPaths()
 	fix := "declare its type under columns: (DECIMAL(38,0) or VARCHAR for integers, DECIMAL(p,s) or VARCHAR otherwise)"
-	if r.job.Source.Query != "" {
+	if r.job.Source.IsQuery() {
 		fix = "cast it in source.query (to DECIMAL(38,0), DECIMAL(p,s) or text)"
 	}
 	var ps []job.Problem

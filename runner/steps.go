@@ -158,12 +158,18 @@ func (r *run) steps() []step {
 	// Files are fingerprinted from their bytes before anything is read into
 	// the database, so a skipped run reads nothing; a query's rows can only
 	// be fingerprinted once staged.
-	if r.job.Source.Query != "" {
+	switch {
+	case r.job.Source.IsDatabase():
+		steps = append(steps,
+			step{name: "stage source", do: r.stageSource, crash: CrashAfterStage},
+			step{name: "fingerprint rows", do: r.fingerprintRows},
+			step{name: "decide skip", do: r.decideSkip})
+	case r.job.Source.Query != "":
 		steps = append(steps,
 			step{name: "stage query", do: r.stageQuery, crash: CrashAfterStage},
 			step{name: "fingerprint rows", do: r.fingerprintRows},
 			step{name: "decide skip", do: r.decideSkip})
-	} else {
+	default:
 		steps = append(steps,
 			step{name: "fingerprint files", do: r.fingerprintFiles},
 			step{name: "decide skip", do: r.decideSkip},
@@ -565,7 +571,7 @@ func (r *run) checkInput(ctx context.Context) (err error) {
 	if !r.staged {
 		return nil
 	}
-	if r.job.Source.Query == "" {
+	if !r.job.Source.IsQuery() {
 		if r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable)); err != nil {
 			return err
 		}

@@ -106,6 +106,7 @@ func (c *backfillCommand) run(ctx context.Context, path string) error {
 		return &exitError{ExitUsage, err}
 	}
 	c.red.Add(job.Secrets(j.Target.URL)...)
+	c.red.Add(job.Secrets(j.Source.URL)...)
 	windows, err := j.Range(c.from, c.to)
 	if err != nil {
 		return &exitError{ExitUsage, err}

@@ -154,7 +154,7 @@ Exit codes (each command's help says which it uses):
   1    the run failed; the target is unchanged
   2    usage, job file or lint error; nothing was touched
   3    verify found the job not idempotent; status found partitions missing, failed or open
-  75   try again later: not closed yet, locked, or the target unreachable
+  75   try again later: not closed yet, locked, the target unreachable, or the source lost
   130  interrupted (SIGINT or SIGTERM); rolled back
 
 The settings among the flags (--as-of, --lock-timeout, --allow-open, --parallel, --json,
@@ -446,6 +446,7 @@ func loadDated(path, date string, red *job.Redactor) (*job.Job, error) {
 		return nil, &exitError{ExitUsage, err}
 	}
 	red.Add(job.Secrets(j.Target.URL)...)
+	red.Add(job.Secrets(j.Source.URL)...)
 	return j, nil
 }
 

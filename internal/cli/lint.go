@@ -72,6 +72,7 @@ func (c *lintCommand) lint(ctx context.Context, path string, code int) int {
 		return ExitUsage
 	}
 	c.red.Add(job.Secrets(j.Target.URL)...)
+	c.red.Add(job.Secrets(j.Source.URL)...)
 	for _, f := range lint.Check(j) {
 		if f.Refuses() {
 			code = ExitUsage

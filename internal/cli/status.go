@@ -89,6 +89,7 @@ func (c *statusCommand) run(ctx context.Context, path string) error {
 		return &exitError{ExitUsage, err}
 	}
 	c.red.Add(job.Secrets(j.Target.URL)...)
+	c.red.Add(job.Secrets(j.Source.URL)...)
 	if c.history {
 		h, err := idem.ReadHistory(ctx, j, c.from, c.to, c.lockTimeout)
 		if err != nil {

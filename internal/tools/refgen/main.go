@@ -180,6 +180,8 @@ func valueOf(e ast.Expr, types map[string]*ast.StructType) (string, *ast.StructT
 			return "text, or a list of texts", nil
 		case "Duration":
 			return "duration (`90m`, `6h`, `2d`)", nil
+		case "Percent":
+			return "percentage (`20%`)", nil
 		case "Grain":
 			return "`hour`, `day` or `month`", nil
 		}

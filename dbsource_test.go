@@ -1,0 +1,281 @@
+package idem_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem"
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/enginetest"
+	"github.com/idemdata/idem/engine/mysql"
+	"github.com/idemdata/idem/internal/cli"
+	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/runner"
+)
+
+// Database sources (source.url): each case reads a source database of one
+// engine into a target of another, in databases the test creates
+// (idem_t_*) and drops.
+
+var srcSeq atomic.Int64
+
+// srcName names a database of this test process.
+func srcName(what string) string {
+	return fmt.Sprintf("idem_t_%s_%d_%d", what, os.Getpid(), srcSeq.Add(1))
+}
+
+// pgDatabase creates an empty PostgreSQL database, dropped when the test
+// ends, and returns its URL and a connection to it.
+func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
+	t.Helper()
+	dsn := enginetest.Postgres.DSN(t)
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() })
+	name := srcName(what)
+	_, err = admin.Exec("CREATE DATABASE " + name)
+	require.NoError(t, err)
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	u.Path = "/" + name
+	db, err := sql.Open("pgx", u.String())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		db.Close()
+		_, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		require.NoError(t, err)
+	})
+	return u.String(), db
+}
+
+// mysqlDatabase creates an empty MySQL/MariaDB database, dropped when the
+// test ends, and returns its URL and a connection to it.
+func mysqlDatabase(t *testing.T, what string) (string, *sql.DB) {
+	t.Helper()
+	admin, dsn := enginetest.MySQLAdmin(t)
+	name := srcName(what)
+	_, err := admin.Exec("CREATE DATABASE " + name)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := admin.Exec("DROP DATABASE IF EXISTS " + name)
+		require.NoError(t, err)
+	})
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	u.Path = "/" + name
+	cfg, err := mysql.Config(u.String(), time.Minute)
+	require.NoError(t, err)
+	c, err := gomysql.NewConnector(cfg)
+	require.NoError(t, err)
+	db := sql.OpenDB(c)
+	t.Cleanup(func() { db.Close() })
+	return u.String(), db
+}
+
+func sqlExec(t *testing.T, db *sql.DB, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+}
+
+// dbJob writes a job file into dir and loads it.
+func dbJob(t *testing.T, dir, target, body string) *job.Job {
+	t.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("job%d.yaml", srcSeq.Add(1)))
+	text := "idem: 1\njob: from_db\ntarget:\n  url: " + target + "\n  table: orders\n" + body
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	j, err := job.Load(path)
+	require.NoError(t, err)
+	return j
+}
+
+func runDay(t *testing.T, j *job.Job, date string) (runner.Result, error) {
+	t.Helper()
+	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	rs, err := idem.Run(context.Background(), j, idem.Options{Date: date, AsOf: now, Now: func() time.Time { return now }, LockTimeout: time.Minute})
+	if len(rs) == 0 {
+		return runner.Result{}, err
+	}
+	return rs[len(rs)-1], err
+}
+
+// cliRun runs the command line and returns its exit code and stderr.
+func cliRun(args ...string) (int, string) {
+	var out, errOut bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, errOut.String()
+}
+
+// seedOrders creates orders in a source database: two days of rows, with
+// values at their types' edges. typ spells each column's type there; minAt
+// is the earliest time the target holds.
+func seedOrders(t *testing.T, db *sql.DB, typ map[string]string, minAt string) {
+	t.Helper()
+	sqlExec(t, db, fmt.Sprintf(`CREATE TABLE orders (id %s NOT NULL, day DATE, amount %s, name %s, ts %s, flag %s, f %s)`,
+		typ["id"], typ["amount"], typ["name"], typ["ts"], typ["flag"], typ["f"]))
+	sqlExec(t, db, `INSERT INTO orders VALUES
+ (9223372036854775807, '2026-11-28', 9999999999999999999999999999.9999999999, 'Zoë 🎉 日本', '9999-12-31 23:59:59.999999', true, 1.7976931348623157e308),
+ (-9223372036854775808, '2026-11-28', -0.0000000001, '', '`+minAt+`', false, -2.2250738585072014e-308),
+ (3, '2026-11-28', NULL, NULL, NULL, NULL, NULL),
+ (4, '2026-11-29', 12.5, 'b', '2026-11-29 10:00:00.123456', true, 0.1),
+ (5, '2026-11-29', 7, 'c', '2026-11-29 11:00:00', false, 2)`)
+}
+
+var (
+	pgTypes    = map[string]string{"id": "BIGINT", "amount": "NUMERIC(38,10)", "name": "TEXT", "ts": "TIMESTAMPTZ", "flag": "BOOLEAN", "f": "DOUBLE PRECISION"}
+	mysqlTypes = map[string]string{"id": "BIGINT", "amount": "DECIMAL(38,10)", "name": "TEXT", "ts": "DATETIME(6)", "flag": "BOOLEAN", "f": "DOUBLE"}
+	duckTypes  = map[string]string{"id": "BIGINT", "amount": "DECIMAL(38,10)", "name": "VARCHAR", "ts": "TIMESTAMP", "flag": "BOOLEAN", "f": "DOUBLE"}
+)
+
+const partitionBody = `source:
+  url: %s
+  table: orders
+strategy: partition
+partition:
+  column: day
+key: id
+`
+
+// sourceCase is one source engine into one target engine.
+type sourceCase struct {
+	srcURL string
+	src    *sql.DB // the source, for changing it (nil: reopen with open)
+	change func(q string)
+	target string
+	dir    string
+}
+
+// checkRoundTrip runs the partition twice (the second run writes nothing),
+// checks the values at their edges, then changes one source row and checks
+// that only its partition changes.
+func checkRoundTrip(t *testing.T, c sourceCase) {
+	t.Helper()
+	j := dbJob(t, c.dir, c.target, fmt.Sprintf(partitionBody, c.srcURL))
+	for _, day := range []string{"2026-11-28", "2026-11-29"} {
+		r, err := runDay(t, j, day)
+		require.NoError(t, err)
+		require.Equal(t, runner.ActionLoaded, r.Action, day)
+	}
+	r, err := runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.Equal(t, runner.ActionSkipped, r.Action, "an unchanged source is read once and nothing written")
+	rows := targetRows(t, c.target, c.dir)
+	require.Len(t, rows, 5)
+	all := strings.Join(rows, "\n")
+	for _, want := range []string{"9223372036854775807|", "-9223372036854775808|", "9999999999999999999999999999.9999999999", "-0.0000000001", "Zoë 🎉 日本", "9999-12-31 23:59:59.999999"} {
+		require.Contains(t, all, want)
+	}
+	require.Contains(t, rows, "3|2026-11-28|||||", "NULLs stay NULL")
+
+	c.change("UPDATE orders SET name = 'changed' WHERE id = 4")
+	r, err = runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.Equal(t, runner.ActionSkipped, r.Action, "the other partition is unchanged")
+	r, err = runDay(t, j, "2026-11-29")
+	require.NoError(t, err)
+	require.Equal(t, runner.ActionLoaded, r.Action)
+	after := targetRows(t, c.target, c.dir)
+	require.Equal(t, rows[:3], after[:3])
+	require.Contains(t, strings.Join(after, "\n"), "|changed|")
+}
+
+// targetRows reads a target's orders as text, ordered by id, through idem's
+// own engine (show's query).
+func targetRows(t *testing.T, target, dir string) []string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := idem.OpenReadOnly(ctx, target, dir, time.Minute)
+	require.NoError(t, err)
+	defer db.Close()
+	s := db.SQL()
+	cols := []engine.Column{{Name: "id"}, {Name: "day"}, {Name: "amount"}, {Name: "name"}, {Name: "ts"}, {Name: "flag"}, {Name: "f"}}
+	tbl := s.Table(engine.Table{Name: "orders"})
+	q := s.Inspect.Head(tbl, cols, "", []string{s.Ident(engine.ShowAlias) + "." + s.Ident("day"), s.Ident(engine.ShowAlias) + "." + s.Ident("name")}, 100)
+	rows, err := db.Conn().QueryContext(ctx, q)
+	require.NoError(t, err, q)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		var parts []string
+		for _, v := range vals {
+			parts = append(parts, v.String)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+func TestSourcePostgresToDuckDB(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	seedOrders(t, src, pgTypes, "0001-01-01 00:00:00")
+	dir := t.TempDir()
+	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: "duckdb:" + filepath.Join(dir, "w.duckdb"), dir: dir})
+}
+
+func TestSourcePostgresToPostgres(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	seedOrders(t, src, pgTypes, "0001-01-01 00:00:00")
+	targetURL, _ := pgDatabase(t, "dst")
+	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: targetURL, dir: t.TempDir()})
+}
+
+func TestSourceMariaDBToPostgres(t *testing.T) {
+	srcURL, src := mysqlDatabase(t, "src")
+	seedOrders(t, src, mysqlTypes, "0001-01-01 00:00:00")
+	targetURL, _ := pgDatabase(t, "dst")
+	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: targetURL, dir: t.TempDir()})
+}
+
+func TestSourceDuckDBToMariaDB(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "src.duckdb")
+	withDuck := func(q string) {
+		db, err := sql.Open("duckdb", path)
+		require.NoError(t, err)
+		defer db.Close()
+		sqlExec(t, db, q)
+	}
+	db, err := sql.Open("duckdb", path)
+	require.NoError(t, err)
+	seedOrders(t, db, duckTypes, "1000-01-01 00:00:00") // MariaDB's DATETIME starts at year 1000
+	require.NoError(t, db.Close())
+	targetURL, _ := mysqlDatabase(t, "dst")
+	checkRoundTrip(t, sourceCase{srcURL: "duckdb:src.duckdb", change: withDuck, target: targetURL, dir: dir})
+}
+
+// An instant MariaDB's TIMESTAMP cannot hold is refused naming the row and
+// the column, not moved into its range.
+func TestSourceInstantOutsideTargetRefused(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("duckdb", filepath.Join(dir, "src.duckdb"))
+	require.NoError(t, err)
+	sqlExec(t, db, "CREATE TABLE orders AS SELECT 1 AS id, DATE '2026-11-28' AS day, TIMESTAMPTZ '9999-12-31 23:59:59+00' AS ts")
+	require.NoError(t, db.Close())
+	targetURL, _ := mysqlDatabase(t, "dst")
+	j := dbJob(t, dir, targetURL, fmt.Sprintf(partitionBody, "duckdb:src.duckdb"))
+	_, err = runDay(t, j, "2026-11-28")
+	require.ErrorContains(t, err, `source row 1: column "ts": "9999-12-31 23:59:59+00:00" is outside the instants MariaDB holds`)
+	var ie *runner.InputError
+	require.ErrorAs(t, err, &ie)
+}

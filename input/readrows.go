@@ -1,0 +1,169 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strconv"
+	"time"
+)
+
+// Rows is a query's result as a source database's engine hands it over:
+// each column typed by the source's type (the engine's mapping, which
+// refuses a type without a faithful reader type), each value a plain Go
+// value. The reader decides every value from there, as it does a file's.
+type Rows interface {
+	// Columns are the result's columns, each with the reader's type for
+	// the source column's values.
+	Columns() []Column
+	// Next sets dest (one per column) to the next row's values: nil for
+	// NULL, int64, uint64, float64, float32, bool, string, []byte,
+	// time.Time, *big.Int, or a decimal as its exact text (a string). It
+	// returns false after the last row or on an error (Err).
+	Next(dest []any) bool
+	// Err is why Next returned false early (nil at the end of the rows).
+	Err() error
+}
+
+// SourceName is how the reader's messages name a source database's rows
+// ("source row 12: column "amount": …").
+const SourceName = "source"
+
+// ReadRows reads a source database's rows into typed batches, as Read does
+// a file's: each value becomes a value of types[i] (the target column's
+// type, or the source's own), exactly, or the read fails naming the row and
+// the column. Rows are read as they arrive, a batch at a time: memory holds
+// at most two batches, whatever the number of rows.
+func ReadRows(ctx context.Context, rows Rows, types []Type, lim *Limits) *Reader {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Reader{ctx: ctx, batches: make(chan batchOrErr, 1), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		defer close(r.batches)
+		send := func(b *Batch) error {
+			select {
+			case r.batches <- batchOrErr{b: b}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := readRows(ctx, rows, types, lim, send); err != nil {
+			select {
+			case r.batches <- batchOrErr{err: err}:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	return r
+}
+
+func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send func(*Batch) error) error {
+	cols := rows.Columns()
+	newBatch := func() *Batch {
+		b := &Batch{Cols: make([]*Vector, len(types))}
+		for i, t := range types {
+			b.Cols[i] = newVector(t, BatchRows)
+		}
+		return b
+	}
+	b, ar := newBatch(), &arena{}
+	dest := make([]any, len(cols))
+	var buf []byte
+	for line := 1; rows.Next(dest); line++ {
+		for i, v := range dest {
+			var err error
+			if buf, err = putValue(b.Cols[i], v, cols[i].Type, buf[:0], ar, lim); err != nil {
+				err = at(err, SourceName, line, cols[i].Name, buf)
+				if e, ok := err.(*Error); ok {
+					e.Unit = "row"
+				}
+				return err
+			}
+		}
+		b.Len++
+		if b.Len == BatchRows {
+			if err := send(b); err != nil {
+				return err
+			}
+			b, ar = newBatch(), &arena{}
+		}
+		if line%BatchRows == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if b.Len > 0 {
+		return send(b)
+	}
+	return nil
+}
+
+// putValue appends v, a value of the source's type src, to vector v as
+// the reader reads its text: the rules that decide a file's values decide
+// a database's. It returns the text it read, for messages.
+func putValue(vec *Vector, v any, src Type, buf []byte, ar *arena, lim *Limits) ([]byte, error) {
+	if v == nil {
+		vec.appendNull()
+		return buf, nil
+	}
+	f := field{quoted: true}
+	var err error
+	if f.b, err = appendValueText(buf, v, src); err != nil {
+		return f.b, err
+	}
+	if len(f.b) == 0 && vec.Type.Kind != Text {
+		return f.b, reasonf("is empty text, which a %s column holds only as NULL", vec.Type)
+	}
+	return f.b, put(vec, f, ar, lim)
+}
+
+// appendValueText appends the text the reader reads v as: numbers in
+// plain digits, times in the form of the source column's kind (an instant
+// with its UTC offset, so that its zone is kept).
+func appendValueText(b []byte, v any, src Type) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return append(b, x...), nil
+	case []byte:
+		return append(b, x...), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case float64:
+		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
+	case float32:
+		return strconv.AppendFloat(b, float64(x), 'g', -1, 32), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case *big.Int:
+		return x.Append(b, 10), nil
+	case time.Time:
+		return appendTime(b, x, src)
+	}
+	return b, reasonf("is a %T, a value the reader does not know", v)
+}
+
+// appendTime writes a date, a wall-clock timestamp or an instant as the
+// reader's text for it; years outside 1 to 9999 are refused, not moved.
+func appendTime(b []byte, t time.Time, src Type) ([]byte, error) {
+	if src.Kind == TimestampTZ {
+		t = t.UTC()
+	}
+	if y := t.Year(); y < 1 || y > 9999 {
+		return fmt.Append(b, t), reasonf("is outside the years 1 to 9999 that every engine holds")
+	}
+	if t.Nanosecond()%1000 != 0 {
+		return fmt.Append(b, t), reasonf("has nanoseconds, which no engine idem writes keeps (it would round them)")
+	}
+	switch src.Kind {
+	case Date:
+		return t.AppendFormat(b, "2006-01-02"), nil
+	case TimestampTZ:
+		return append(t.AppendFormat(b, "2006-01-02 15:04:05.999999"), "+00:00"...), nil
+	}
+	return t.AppendFormat(b, "2006-01-02 15:04:05.999999"), nil
+}

@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/input"
+	"github.com/idemdata/idem/job"
+)
+
+// A source database (source.url) is opened read-only through its engine's
+// driver and read in one snapshot (engine.SourceReader); its rows go
+// through the one reader (input.ReadRows) into the staging table, and from
+// there the run is a query source's: fingerprinted from the staged rows,
+// skipped when the ledger has that fingerprint.
+
+// stageSource reads the source database's rows into stageTable.
+func (r *run) stageSource(ctx context.Context) error {
+	r.staged = true
+	r.report(StepStaging)
+	src, err := r.openSource(ctx)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	reader, ok := src.(engine.SourceReader)
+	if !ok {
+		return r.sourceProblem("source.url", fmt.Errorf("this engine cannot be a source database yet (PostgreSQL, MySQL/MariaDB and DuckDB can)"))
+	}
+	query := job.RenderSQL(r.sourceQuery(src.SQL()), r.w, src.SQL())
+	r.s.mark(KindSQL, "-- source, read-only, one snapshot: "+query)
+	rows, err := reader.ReadSource(ctx, query)
+	if err != nil {
+		return r.sourceError(src, sourceErr{err})
+	}
+	n, lerr := r.loadSource(ctx, fromSource{rows})
+	cerr := rows.Close()
+	if lerr != nil {
+		return r.sourceError(src, lerr)
+	}
+	if cerr != nil {
+		return r.sourceError(src, sourceErr{cerr})
+	}
+	r.res.RowsIn = n
+	return nil
+}
+
+// openSource opens source.url read-only: a write through it is refused by
+// the database itself.
+func (r *run) openSource(ctx context.Context) (engine.DB, error) {
+	t, err := job.ParseTargetURL(r.job.Source.URL)
+	if err != nil {
+		return nil, r.sourceProblem("source.url", err)
+	}
+	src, err := t.Driver.Open(ctx, t.Location, engine.OpenOptions{URL: r.job.Source.URL, Dir: r.job.Dir, LockTimeout: r.opts.LockTimeout, ReadOnly: true})
+	if errors.Is(err, engine.ErrBadTarget) {
+		return nil, r.sourceProblem("source.url", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the source database: %w", err)
+	}
+	return src, nil
+}
+
+// sourceQuery is source.query, or the query source.table stands for: the
+// partition's window of partition.column, or every row for a merge.
+func (r *run) sourceQuery(d engine.Dialect) string {
+	if r.job.Source.Query != "" {
+		return r.job.Source.Query
+	}
+	t, _ := job.ParseTable(r.job.Source.Table) // checked by Validate
+	col := ""
+	if r.job.Strategy == job.StrategyPartition {
+		col = r.job.Partition.Column
+	}
+	return engine.SelectWindow(d, engine.Table(t), col, "{{ start }}", "{{ end }}")
+}
+
+// loadSource creates the staging table for the source's columns and
+// streams the rows into it.
+func (r *run) loadSource(ctx context.Context, rows engine.SourceRows) (int64, error) {
+	types, cols, err := r.sourceColumns(ctx, rows.Columns())
+	if err != nil {
+		return 0, err
+	}
+	if err := r.checkColumns(cols, r.targetCols); err != nil {
+		return 0, err
+	}
+	for _, q := range r.sql.Stage.CreateStage(stageTable, cols) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return 0, fmt.Errorf("creating the staging table: %w", err)
+		}
+	}
+	r.s.mark(KindLoad, engine.LoadNote([]string{"the source database"}, r.sql.Ident(stageTable), "via "+r.db.LoadPath()))
+	in := input.ReadRows(ctx, rows, types, r.sql.Types.Limits())
+	defer in.Close()
+	n, err := r.db.LoadRows(ctx, r.s.q, engine.Table{Name: stageTable}, cols, in, r.s.note)
+	return n, r.readError(err)
+}
+
+// sourceColumns types the source's columns as the reader reads them: an
+// existing target column's type (values go into it exactly, or are
+// refused), a type the job declares, else the source column's own; and
+// the staged columns for them.
+func (r *run) sourceColumns(ctx context.Context, src []input.Column) ([]input.Type, []engine.Column, error) {
+	target, err := r.targetTypes(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, unwritable, err := r.readerSpec(nil, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	types := make([]input.Type, len(src))
+	scanned := &input.Input{}
+	for i, c := range src {
+		if t, ok := unwritable[c.Name]; ok {
+			return nil, nil, &InputError{Msg: fmt.Sprintf("column %q of target %s is %s, a type idem cannot write values into exactly; give the column one of the types idem writes (%s)",
+				c.Name, r.job.Target.Table, t, input.TypeNames)}
+		}
+		types[i] = c.Type
+		for name, t := range spec.Types {
+			if strings.EqualFold(name, c.Name) {
+				types[i] = t
+			}
+		}
+		scanned.Columns = append(scanned.Columns, input.Column{Name: c.Name, Type: types[i], Fixed: true})
+	}
+	r.scanned = scanned // its columns: which are JSON, for engines that must be told
+	return types, r.stageColumns(scanned, target), nil
+}
+
+// sourceProblem is a job error (exit 2) about the source at path.
+func (r *run) sourceProblem(path string, err error) error {
+	return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: path, Msg: err.Error()}}}
+}
+
+// sourceError says what a failed read of the source was: a column type
+// idem refuses (exit 2), a lost connection (exit 75: nothing was
+// written, a later run may read it whole), or the error as it is.
+func (r *run) sourceError(src engine.DB, err error) error {
+	if errors.Is(err, engine.ErrSourceType) {
+		path := "source.query"
+		if r.job.Source.Table != "" {
+			path = "source.table"
+		}
+		return r.sourceProblem(path, err)
+	}
+	if r.ctx != nil && r.ctx.Err() != nil {
+		return err
+	}
+	var se sourceErr
+	if ei, ok := src.(engine.ErrorInterpreter); ok && errors.As(err, &se) {
+		if errors.Is(ei.Interpret(se.error), engine.ErrConnLost) {
+			return fmt.Errorf("%w while reading it (%v); nothing was written: run it again", engine.ErrSourceLost, err)
+		}
+	}
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return fmt.Errorf("reading the source database: %w", err)
+}
+
+// sourceErr marks an error of the source database (not the target's, which
+// a load's error may be too).
+type sourceErr struct{ error }
+
+func (e sourceErr) Unwrap() error { return e.error }
+
+// fromSource marks the source rows' errors as the source's.
+type fromSource struct{ engine.SourceRows }
+
+func (f fromSource) Err() error {
+	if err := f.SourceRows.Err(); err != nil {
+		return sourceErr{err}
+	}
+	return nil
+}
