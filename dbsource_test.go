@@ -21,6 +21,7 @@ import (
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/mysql"
 	"github.com/idemdata/idem/internal/cli"
+	"github.com/idemdata/idem/internal/hostile"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
@@ -113,11 +114,12 @@ func runDay(t *testing.T, j *job.Job, date string) (runner.Result, error) {
 	return rs[len(rs)-1], err
 }
 
-// cliRun runs the command line and returns its exit code and stderr.
+// cliRun runs the command line and returns its exit code and output
+// (stdout, then stderr).
 func cliRun(args ...string) (int, string) {
 	var out, errOut bytes.Buffer
 	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-	return code, errOut.String()
+	return code, out.String() + errOut.String()
 }
 
 // seedOrders creates orders in a source database: two days of rows, with
@@ -278,4 +280,163 @@ func TestSourceInstantOutsideTargetRefused(t *testing.T) {
 	require.ErrorContains(t, err, `source row 1: column "ts": "9999-12-31 23:59:59+00:00" is outside the instants MariaDB holds`)
 	var ie *runner.InputError
 	require.ErrorAs(t, err, &ie)
+}
+
+// A write through the source is refused by the source database itself:
+// the session is read-only, whatever the query says.
+func TestSourceWriteRefused(t *testing.T) {
+	pgURL, pg := pgDatabase(t, "src")
+	seedOrders(t, pg, pgTypes, "0001-01-01 00:00:00")
+	myURL, my := mysqlDatabase(t, "src")
+	seedOrders(t, my, mysqlTypes, "0001-01-01 00:00:00")
+	dir := t.TempDir()
+	duck, err := sql.Open("duckdb", filepath.Join(dir, "src.duckdb"))
+	require.NoError(t, err)
+	seedOrders(t, duck, duckTypes, "0001-01-01 00:00:00")
+	require.NoError(t, duck.Close())
+	for _, c := range []struct {
+		name, url, query, refusal string
+		count                     func() int
+	}{
+		{"postgres", pgURL, "INSERT INTO orders (id, day) VALUES (99, DATE '2026-11-28') RETURNING id, day", "read-only transaction", func() int { return count(t, pg) }},
+		{"mariadb", myURL, "INSERT INTO orders (id, day) VALUES (99, '2026-11-28')", "READ ONLY transaction", func() int { return count(t, my) }},
+		{"duckdb", "duckdb:src.duckdb", "INSERT INTO orders (id, day) VALUES (99, DATE '2026-11-28') RETURNING id, day", "read-only mode", func() int {
+			db, err := sql.Open("duckdb", filepath.Join(dir, "src.duckdb"))
+			require.NoError(t, err)
+			defer db.Close()
+			return count(t, db)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := fmt.Sprintf("source:\n  url: %s\n  query: %q\nstrategy: partition\npartition:\n  column: day\nkey: id\nlint:\n  allow: [query-without-window]\n", c.url, c.query)
+			j := dbJob(t, dir, "duckdb:"+filepath.Join(dir, c.name+".duckdb"), body)
+			_, err := runDay(t, j, "2026-11-28")
+			require.ErrorContains(t, err, c.refusal)
+			require.Equal(t, 5, c.count(), "the source is unchanged")
+		})
+	}
+}
+
+func count(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	require.NoError(t, db.QueryRow("SELECT count(*) FROM orders").Scan(&n))
+	return n
+}
+
+// A source column of a type idem cannot hold faithfully is refused,
+// naming it, before anything is written (exit 2).
+func TestSourceTypeRefused(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, "CREATE TABLE orders (id BIGINT, day DATE, payload BYTEA, tags TEXT[])",
+		"INSERT INTO orders VALUES (1, '2026-11-28', '\\x00ff', '{a,b}')")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+fmt.Sprintf(partitionBody, srcURL)), 0o644))
+	code, errOut := cliRun("run", path, "--date", "2026-11-28")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, `column "payload" is BYTEA`)
+	require.Contains(t, errOut, `column "tags" is TEXT[] (an array)`)
+	_, err := os.Stat(filepath.Join(dir, "w.duckdb"))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing was created")
+}
+
+// A source whose session is killed while its rows are read fails the run
+// with exit 75, and the target keeps the partition's last load.
+func TestSourceKilledMidRead(t *testing.T) {
+	pgURL, pg := pgDatabase(t, "src")
+	seedOrders(t, pg, pgTypes, "0001-01-01 00:00:00")
+	myURL, my := mysqlDatabase(t, "src")
+	seedOrders(t, my, mysqlTypes, "0001-01-01 00:00:00")
+	cases := []struct {
+		name, url string
+		db        *sql.DB
+		grow      string
+		find      string // selects the source session reading
+		kill      func(id int64) string
+	}{
+		{"postgres", pgURL, pg,
+			"INSERT INTO orders SELECT g, DATE '2026-11-28', g, 'x', NULL, NULL, NULL FROM generate_series(10, 1000000) g",
+			"SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'SELECT * FROM%' AND state = 'active'",
+			func(id int64) string { return fmt.Sprintf("SELECT pg_terminate_backend(%d)", id) }},
+		{"mariadb", myURL, my,
+			"INSERT INTO orders SELECT seq, '2026-11-28', seq, 'x', NULL, NULL, NULL FROM seq_10_to_1000000",
+			"SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID() AND info LIKE 'SELECT * FROM%'",
+			func(id int64) string { return fmt.Sprintf("KILL %d", id) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "job.yaml")
+			require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+fmt.Sprintf(partitionBody, c.url)), 0o644))
+			code, errOut := cliRun("run", path, "--date", "2026-11-28")
+			require.Equal(t, 0, code, errOut)
+			before := targetRows(t, "duckdb:w.duckdb", dir)
+			sqlExec(t, c.db, c.grow)
+			t.Cleanup(func() { sqlExec(t, c.db, "DELETE FROM orders WHERE id >= 10") })
+			killed := make(chan error, 1)
+			go func() {
+				deadline := time.Now().Add(time.Minute)
+				for time.Now().Before(deadline) {
+					var id int64
+					if err := c.db.QueryRow(c.find).Scan(&id); err == nil {
+						_, err := c.db.Exec(c.kill(id))
+						killed <- err
+						return
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				killed <- fmt.Errorf("the source session never showed")
+			}()
+			code, errOut = cliRun("run", path, "--date", "2026-11-28")
+			require.NoError(t, <-killed)
+			require.Equal(t, 75, code, errOut)
+			require.Contains(t, errOut, "the connection to the source database was lost")
+			require.Equal(t, before, targetRows(t, "duckdb:w.duckdb", dir), "the old partition stays")
+		})
+	}
+}
+
+// max_shrink refuses a partition run that would halve the partition, and
+// writes nothing; the message gives both counts.
+func TestSourceMaxShrink(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, "CREATE TABLE orders (id BIGINT, day DATE)",
+		"INSERT INTO orders SELECT g, DATE '2026-11-28' FROM generate_series(1, 10) g")
+	dir := t.TempDir()
+	target := "duckdb:" + filepath.Join(dir, "w.duckdb")
+	j := dbJob(t, dir, target, fmt.Sprintf(partitionBody, srcURL)+"max_shrink: 20%\n")
+	_, err := runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	sqlExec(t, src, "DELETE FROM orders WHERE id > 5")
+	_, err = runDay(t, j, "2026-11-28")
+	require.ErrorContains(t, err, "partition 2026-11-28 would go from 10 rows (its last run's) to 5, 50.0% fewer, and max_shrink is 20%: nothing was written")
+	var ie *runner.InputError
+	require.ErrorAs(t, err, &ie)
+	sqlExec(t, src, "INSERT INTO orders SELECT g, DATE '2026-11-28' FROM generate_series(6, 9) g")
+	r, err := runDay(t, j, "2026-11-28")
+	require.NoError(t, err, "10 percent fewer is within max_shrink")
+	require.EqualValues(t, 9, r.RowCount)
+}
+
+// The source URL's password is redacted like the target's: in a run's
+// error (an unreachable source, a malformed URL) and in lint's output.
+func TestSourcePasswordRedacted(t *testing.T) {
+	t.Parallel()
+	for i, pw := range hostile.Passwords {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "job.yaml")
+		src := "postgres://adv_u:" + pw + "@127.0.0.1:1/db?sslmode=disable&connect_timeout=2"
+		require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+
+			fmt.Sprintf("source:\n  url: '%s'\n  table: orders\nstrategy: partition\npartition:\n  column: day\nkey: id\n", strings.ReplaceAll(src, "'", "''"))), 0o644))
+		for _, args := range [][]string{{"run", path, "--date", "2026-11-28"}, {"lint", path}, {"plan", path, "--date", "2026-11-28"}} {
+			code, errOut := cliRun(args...)
+			if args[0] != "lint" {
+				require.NotEqual(t, 0, code, "%d %v: %s", i, args, errOut)
+			}
+			for _, frag := range []string{"Qz7", "Wk9", "Xy3"} {
+				require.NotContains(t, errOut, frag, "%d %v", i, args)
+			}
+		}
+	}
 }
