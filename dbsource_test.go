@@ -125,12 +125,16 @@ func cliRun(args ...string) (int, string) {
 // seedOrders creates orders in a source database: two days of rows, with
 // values at their types' edges. typ spells each column's type there; minAt
 // is the earliest time the target holds.
-func seedOrders(t *testing.T, db *sql.DB, typ map[string]string, minAt string) {
+func seedOrders(t *testing.T, db *sql.DB, typ map[string]string, minAt string, maxAt ...string) {
 	t.Helper()
 	sqlExec(t, db, fmt.Sprintf(`CREATE TABLE orders (id %s NOT NULL, day DATE, amount %s, name %s, ts %s, flag %s, f %s)`,
 		typ["id"], typ["amount"], typ["name"], typ["ts"], typ["flag"], typ["f"]))
+	top := "9999-12-31 23:59:59.999999"
+	if len(maxAt) > 0 {
+		top = maxAt[0]
+	}
 	sqlExec(t, db, `INSERT INTO orders VALUES
- (9223372036854775807, '2026-11-28', 9999999999999999999999999999.9999999999, 'Zoë 🎉 日本', '9999-12-31 23:59:59.999999', true, 1.7976931348623157e308),
+ (9223372036854775807, '2026-11-28', 9999999999999999999999999999.9999999999, 'Zoë 🎉 日本', '`+top+`', true, 1.7976931348623157e308),
  (-9223372036854775808, '2026-11-28', -0.0000000001, '', '`+minAt+`', false, -2.2250738585072014e-308),
  (3, '2026-11-28', NULL, NULL, NULL, NULL, NULL),
  (4, '2026-11-29', 12.5, 'b', '2026-11-29 10:00:00.123456', true, 0.1),
@@ -159,6 +163,7 @@ type sourceCase struct {
 	change func(q string)
 	target string
 	dir    string
+	maxAt  string // the latest time seeded, when not 9999-12-31 23:59:59.999999
 }
 
 // checkRoundTrip runs the partition twice (the second run writes nothing),
@@ -178,7 +183,11 @@ func checkRoundTrip(t *testing.T, c sourceCase) {
 	rows := targetRows(t, c.target, c.dir)
 	require.Len(t, rows, 5)
 	all := strings.Join(rows, "\n")
-	for _, want := range []string{"9223372036854775807|", "-9223372036854775808|", "9999999999999999999999999999.9999999999", "-0.0000000001", "Zoë 🎉 日本", "9999-12-31 23:59:59.999999"} {
+	top := "9999-12-31 23:59:59.999999"
+	if c.maxAt != "" {
+		top = c.maxAt
+	}
+	for _, want := range []string{"9223372036854775807|", "-9223372036854775808|", "9999999999999999999999999999.9999999999", "-0.0000000001", "Zoë 🎉 日本", top} {
 		require.Contains(t, all, want)
 	}
 	require.Contains(t, rows, "3|2026-11-28|||||", "NULLs stay NULL")
@@ -439,4 +448,46 @@ func TestSourcePasswordRedacted(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestSourcePostgresToClickHouse(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	const top = "2299-12-30 23:59:59.999999" // ClickHouse's DateTime64 holds 1900-01-02 to here
+	seedOrders(t, src, pgTypes, "1900-01-02 00:00:00", top)
+	dir := t.TempDir()
+	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: "chdb:" + filepath.Join(dir, "w.chdb"), dir: dir, maxAt: top})
+}
+
+// source.table for a merge job reads every row; a changed row is merged.
+func TestSourceTableMerge(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, "CREATE TABLE customers (id BIGINT, name TEXT, updated_at TIMESTAMPTZ)",
+		"INSERT INTO customers VALUES (1, 'a', '2026-11-01 00:00:00+00'), (2, 'b', '2026-11-02 00:00:00+00')")
+	dir := t.TempDir()
+	target := "duckdb:" + filepath.Join(dir, "w.duckdb")
+	j := dbJob(t, dir, target, fmt.Sprintf("source:\n  url: %s\n  table: customers\nstrategy: merge\nkey: id\nlatest_by: updated_at\n", srcURL))
+	r, err := runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, r.Inserted)
+	r, err = runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.Equal(t, runner.ActionSkipped, r.Action)
+	sqlExec(t, src, "UPDATE customers SET name = 'b2', updated_at = '2026-11-03 00:00:00+00' WHERE id = 2")
+	r, err = runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, r.Updated)
+	require.EqualValues(t, 0, r.Inserted)
+}
+
+// lint reads source.query by the source engine's lexicon: MariaDB's
+// backquoted identifiers and its clock functions.
+func TestSourceLintUsesSourceDialect(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+
+		"source:\n  url: mysql://root@127.0.0.1:1/db\n  query: \"SELECT `id`, day FROM orders WHERE day >= {{ start }} AND day < {{ end }} AND seen < SYSDATE()\"\n"+
+		"strategy: partition\npartition:\n  column: day\nkey: id\n"), 0o644))
+	code, out := cliRun("lint", path)
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "SYSDATE")
 }
