@@ -491,3 +491,18 @@ func TestSourceLintUsesSourceDialect(t *testing.T) {
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, "SYSDATE")
 }
+
+// idem verify runs a database-source job twice into scratch tables and
+// finds it idempotent.
+func TestSourceVerify(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	seedOrders(t, src, pgTypes, "0001-01-01 00:00:00")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+fmt.Sprintf(partitionBody, srcURL)), 0o644))
+	code, out := cliRun("run", path, "--date", "2026-11-28")
+	require.Equal(t, 0, code, out)
+	code, out = cliRun("verify", path, "--date", "2026-11-28")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "PASS: two runs gave the same table")
+}

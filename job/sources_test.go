@@ -93,3 +93,30 @@ func TestFormatDuration(t *testing.T) {
 		require.Equal(t, want, FormatDuration(d))
 	}
 }
+
+func TestParseDatabaseSource(t *testing.T) {
+	t.Parallel()
+	j := mustParse(t, header+"source:\n  url: postgres://u:pw@db/app\n  table: public.orders\n"+filesTail+"max_shrink: 20%\n", noEnv)
+	require.True(t, j.Source.IsDatabase())
+	require.True(t, j.Source.IsQuery())
+	require.Equal(t, Percent(20), j.MaxShrink)
+	other := mustParse(t, header+"source:\n  url: postgres://u:other@db2/app\n  table: public.orders\n"+filesTail, noEnv)
+	require.NotEqual(t, j.DefinitionHash(), other.DefinitionHash(), "another source database is another definition")
+	same := mustParse(t, header+"source:\n  url: postgres://u:changed@db/app\n  table: public.orders\n"+filesTail+"max_shrink: 20%\n", noEnv)
+	require.Equal(t, j.DefinitionHash(), same.DefinitionHash(), "a new password is the same source")
+
+	tests := []struct{ src, path, msg string }{
+		{"source:\n  table: orders\n" + filesTail, "source.table", "needs source.url"},
+		{"source:\n  url: postgres://u@db/app\n  files: in/*.csv\n" + filesTail, "source.url", "applies to query and table only"},
+		{"source:\n  url: postgres://u@db/app\n  query: SELECT 1\n  table: orders\n" + filesTail, "source", "give one of query, table or files"},
+		{"source:\n  url: nosuch://db/app\n  table: orders\n" + filesTail, "source.url", "is not a database URL"},
+		{"source:\n  url: postgres://u@db/app\n  table: orders\n" + filesTail + "max_shrink: 120%\n", "max_shrink", "at most 100%"},
+		{"source:\n  url: postgres://u@db/app\n  table: orders\n" + filesTail + "max_shrink: lots\n", "max_shrink", "not a percentage"},
+		{"source:\n  url: postgres://u@db/app\n  table: orders\nstrategy: merge\nkey: id\nlatest_by: v\nmax_shrink: 20%\n", "max_shrink", "applies to strategy partition only"},
+	}
+	for _, tc := range tests {
+		ps := problems(t, header+tc.src, noEnv)
+		p := findProblem(t, ps, tc.path)
+		require.Contains(t, p.Msg, tc.msg, tc.src)
+	}
+}
