@@ -1,3 +1,5 @@
+//go:build unix
+
 package idem_test
 
 import (
@@ -8,8 +10,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +41,33 @@ func srcName(what string) string {
 	return fmt.Sprintf("idem_t_%s_%d_%d", what, os.Getpid(), srcSeq.Add(1))
 }
 
+// dropStale drops the databases of this test that a test process which
+// no longer runs left behind (one that crashed before its cleanup).
+func dropStale(t *testing.T, db *sql.DB, list, drop string) {
+	t.Helper()
+	rows, err := db.Query(list)
+	require.NoError(t, err)
+	var stale []string
+	for rows.Next() {
+		var name string
+		require.NoError(t, rows.Scan(&name))
+		parts := strings.Split(name, "_")
+		if len(parts) != 5 {
+			continue
+		}
+		pid, err := strconv.Atoi(parts[3])
+		if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+			stale = append(stale, name)
+		}
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	for _, name := range stale {
+		_, err := db.Exec(fmt.Sprintf(drop, name))
+		require.NoError(t, err)
+	}
+}
+
 // pgDatabase creates an empty PostgreSQL database, dropped when the test
 // ends, and returns its URL and a connection to it.
 func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
@@ -45,6 +76,7 @@ func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { admin.Close() })
+	dropStale(t, admin, `SELECT datname FROM pg_database WHERE datname LIKE 'idem\_t\_%'`, "DROP DATABASE IF EXISTS %s WITH (FORCE)")
 	name := srcName(what)
 	_, err = admin.Exec("CREATE DATABASE " + name)
 	require.NoError(t, err)
@@ -66,6 +98,7 @@ func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
 func mysqlDatabase(t *testing.T, what string) (string, *sql.DB) {
 	t.Helper()
 	admin, dsn := enginetest.MySQLAdmin(t)
+	dropStale(t, admin, `SHOW DATABASES LIKE 'idem\_t\_%'`, "DROP DATABASE IF EXISTS %s")
 	name := srcName(what)
 	_, err := admin.Exec("CREATE DATABASE " + name)
 	require.NoError(t, err)
@@ -505,4 +538,91 @@ func TestSourceVerify(t *testing.T) {
 	code, out = cliRun("verify", path, "--date", "2026-11-28")
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "PASS: two runs gave the same table")
+}
+
+// The other types of a PostgreSQL source, into every target engine: JSON
+// (its canonical text), UUID (its text), small integers, REAL, a wall-clock
+// TIMESTAMP, a numeric without a precision (every digit kept).
+func TestSourcePostgresMoreTypes(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, `CREATE TABLE orders (id SMALLINT, day DATE, doc JSONB, u UUID, n INTEGER, r REAL, w TIMESTAMP, big NUMERIC(38,9))`,
+		`INSERT INTO orders VALUES
+ (32767, '2026-11-28', '{"b": [1, 2.50], "a": "ü"}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', -2147483648, 3.4028235e38, '2026-11-28 23:59:59.999999', 12345678901234567890.123456789),
+ (-32768, '2026-11-28', NULL, NULL, NULL, NULL, NULL, NULL)`)
+	my, _ := mysqlDatabase(t, "dst")
+	pg, _ := pgDatabase(t, "dst")
+	dir := t.TempDir()
+	for _, target := range []string{"duckdb:" + filepath.Join(dir, "w.duckdb"), pg, my, "chdb:" + filepath.Join(dir, "w.chdb")} {
+		name, _, _ := strings.Cut(target, ":")
+		t.Run(name, func(t *testing.T) {
+			j := dbJob(t, dir, target, fmt.Sprintf(partitionBody, srcURL))
+			r, err := runDay(t, j, "2026-11-28")
+			require.NoError(t, err)
+			require.EqualValues(t, 2, r.RowsIn)
+			r, err = runDay(t, j, "2026-11-28")
+			require.NoError(t, err)
+			require.Equal(t, runner.ActionSkipped, r.Action)
+			rows := headRows(t, target, dir, "id", "doc", "u", "n", "r", "w", "big")
+			require.Len(t, rows, 2)
+			all := strings.Join(rows, "\n")
+			for _, want := range []string{"32767|", "-32768|", `"a"`, "ü", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "-2147483648", "2026-11-28 23:59:59.999999", "12345678901234567890.123456789"} {
+				require.Contains(t, all, want)
+			}
+		})
+	}
+}
+
+// headRows reads cols of a target's orders as text, through idem's own
+// engine (show's query).
+func headRows(t *testing.T, target, dir string, names ...string) []string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := idem.OpenReadOnly(ctx, target, dir, time.Minute)
+	require.NoError(t, err)
+	defer db.Close()
+	s := db.SQL()
+	var cols []engine.Column
+	for _, n := range names {
+		cols = append(cols, engine.Column{Name: n})
+	}
+	q := s.Inspect.Head(s.Table(engine.Table{Name: "orders"}), cols, "", []string{s.Ident(engine.ShowAlias) + "." + s.Ident(names[0])}, 100)
+	rows, err := db.Conn().QueryContext(ctx, q)
+	require.NoError(t, err, q)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		var parts []string
+		for _, v := range vals {
+			parts = append(parts, v.String)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// A numeric without a precision keeps every digit in PostgreSQL's NUMERIC,
+// and is refused, naming it, by a target whose decimals have a fixed scale.
+func TestSourceAnyNumeric(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, "CREATE TABLE orders (id BIGINT, day DATE, n NUMERIC)",
+		"INSERT INTO orders VALUES (1, '2026-11-28', 123456789012345678901234567890.1234567890123456789)")
+	pg, _ := pgDatabase(t, "dst")
+	dir := t.TempDir()
+	j := dbJob(t, dir, pg, fmt.Sprintf(partitionBody, srcURL))
+	_, err := runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1|123456789012345678901234567890.1234567890123456789"}, headRows(t, pg, dir, "id", "n"))
+
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+fmt.Sprintf(partitionBody, srcURL)), 0o644))
+	code, out := cliRun("run", path, "--date", "2026-11-28")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, `column "n" is a decimal without a precision and scale`)
 }

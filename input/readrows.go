@@ -134,6 +134,10 @@ func appendValueText(b []byte, v any, src Type) ([]byte, error) {
 	case uint64:
 		return strconv.AppendUint(b, x, 10), nil
 	case float64:
+		if src.Kind == Float && src.Bits == 32 && float64(float32(x)) == x {
+			// a REAL the driver widened: its shortest text as a REAL
+			return strconv.AppendFloat(b, x, 'g', -1, 32), nil
+		}
 		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
 	case float32:
 		return strconv.AppendFloat(b, float64(x), 'g', -1, 32), nil

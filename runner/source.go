@@ -127,10 +127,31 @@ func (r *run) sourceColumns(ctx context.Context, src []input.Column) ([]input.Ty
 				types[i] = t
 			}
 		}
+		if err := r.checkAnyDecimal(c.Name, types[i]); err != nil {
+			return nil, nil, err
+		}
 		scanned.Columns = append(scanned.Columns, input.Column{Name: c.Name, Type: types[i], Fixed: true})
 	}
 	r.scanned = scanned // its columns: which are JSON, for engines that must be told
 	return types, r.stageColumns(scanned, target), nil
+}
+
+// checkAnyDecimal refuses a decimal of any precision and scale (numeric
+// without them, or past 38 digits) for a target whose decimals have a
+// fixed scale: it would round them. PostgreSQL's NUMERIC keeps each value.
+func (r *run) checkAnyDecimal(col string, t input.Type) error {
+	if !t.IsAnyDecimal() {
+		return nil
+	}
+	if back, ok := r.sql.Types.ReaderType(r.sql.Types.ColumnType(t)); ok && back.IsAnyDecimal() {
+		return nil
+	}
+	path := "source.query"
+	if r.job.Source.Table != "" {
+		path = "source.table"
+	}
+	return r.sourceProblem(path, fmt.Errorf("column %q is a decimal without a precision and scale (or more than %d digits), which this target holds only with a fixed scale, so its digits could be rounded: cast it in source.query (to NUMERIC(38,10), say), or declare it under columns: (DECIMAL(p,s))",
+		col, input.MaxPrecision))
 }
 
 // sourceProblem is a job error (exit 2) about the source at path.
