@@ -22,6 +22,7 @@ import (
 
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/mysql"
 	"github.com/idemdata/idem/internal/cli"
@@ -248,7 +249,7 @@ func targetRows(t *testing.T, target, dir string) []string {
 	s := db.SQL()
 	cols := []engine.Column{{Name: "id"}, {Name: "day"}, {Name: "amount"}, {Name: "name"}, {Name: "ts"}, {Name: "flag"}, {Name: "f"}}
 	tbl := s.Table(engine.Table{Name: "orders"})
-	q := s.Inspect.Head(tbl, cols, "", []string{s.Ident(engine.ShowAlias) + "." + s.Ident("day"), s.Ident(engine.ShowAlias) + "." + s.Ident("name")}, 100)
+	q := s.Inspect.Head(tbl, cols, "", []string{s.Ident(stdsql.ShowAlias) + "." + s.Ident("day"), s.Ident(stdsql.ShowAlias) + "." + s.Ident("name")}, 100)
 	rows, err := db.Conn().QueryContext(ctx, q)
 	require.NoError(t, err, q)
 	defer rows.Close()
@@ -585,7 +586,7 @@ func headRows(t *testing.T, target, dir string, names ...string) []string {
 	for _, n := range names {
 		cols = append(cols, engine.Column{Name: n})
 	}
-	q := s.Inspect.Head(s.Table(engine.Table{Name: "orders"}), cols, "", []string{s.Ident(engine.ShowAlias) + "." + s.Ident(names[0])}, 100)
+	q := s.Inspect.Head(s.Table(engine.Table{Name: "orders"}), cols, "", []string{s.Ident(stdsql.ShowAlias) + "." + s.Ident(names[0])}, 100)
 	rows, err := db.Conn().QueryContext(ctx, q)
 	require.NoError(t, err, q)
 	defer rows.Close()
