@@ -22,9 +22,9 @@ import (
 
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
-	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/engine/enginetest"
 	"github.com/idemdata/idem/engine/mysql"
+	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/internal/cli"
 	"github.com/idemdata/idem/internal/hostile"
 	"github.com/idemdata/idem/job"
