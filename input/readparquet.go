@@ -326,6 +326,14 @@ func putArrow(v *Vector, arr arrow.Array, ar *arena, lim *Limits) error {
 	if d, ok := arr.(*array.Dictionary); ok {
 		return putDictionary(v, d, ar, lim)
 	}
+	if putColumn(v, arr, lim) {
+		return nil
+	}
+	return putValues(v, arr, ar, lim)
+}
+
+// putValues appends every value of arr to v one at a time.
+func putValues(v *Vector, arr arrow.Array, ar *arena, lim *Limits) error {
 	nat, err := naturalType(arr.DataType())
 	if err != nil {
 		return err
