@@ -23,24 +23,10 @@ func putColumn(v *Vector, arr arrow.Array, lim *Limits) bool {
 
 func putColumnAs(v *Vector, arr arrow.Array, lim *Limits) bool {
 	t := v.Type
-	ints := func(bits int) bool { return t.Kind == Int && t.Bits >= bits }
+	if cannotRefuse(arr.DataType(), t) {
+		return putIntsOrBools(v, arr)
+	}
 	switch a := arr.(type) {
-	case *array.Int8:
-		return ints(8) && putInts(v, a, a.Int8Values())
-	case *array.Int16:
-		return ints(16) && putInts(v, a, a.Int16Values())
-	case *array.Int32:
-		return ints(32) && putInts(v, a, a.Int32Values())
-	case *array.Int64:
-		return ints(64) && putInts(v, a, a.Int64Values())
-	case *array.Uint8:
-		return ints(16) && putInts(v, a, a.Uint8Values())
-	case *array.Uint16:
-		return ints(32) && putInts(v, a, a.Uint16Values())
-	case *array.Uint32:
-		return ints(64) && putInts(v, a, a.Uint32Values())
-	case *array.Boolean:
-		return t.Kind == Bool && putBools(v, a)
 	case *array.Float64:
 		return t == DoubleType && putFloats(v, a)
 	case *array.Date32:
@@ -55,6 +41,43 @@ func putColumnAs(v *Vector, arr arrow.Array, lim *Limits) bool {
 	case *array.Decimal128:
 		d := a.DataType().(*arrow.Decimal128Type)
 		return t.Kind == Decimal && !t.IsAnyDecimal() && int(d.Scale) == t.Scale && putDecimals(v, a)
+	}
+	return false
+}
+
+// intBits is how many bits of a signed integer hold every value of an
+// Arrow integer type.
+var intBits = map[arrow.Type]int{arrow.INT8: 8, arrow.INT16: 16, arrow.INT32: 32, arrow.INT64: 64, arrow.UINT8: 16, arrow.UINT16: 32, arrow.UINT32: 64}
+
+// cannotRefuse reports an Arrow type no value of which a column of t
+// refuses: integers into integers as wide, booleans into booleans.
+func cannotRefuse(dt arrow.DataType, t Type) bool {
+	if dt.ID() == arrow.BOOL {
+		return t.Kind == Bool
+	}
+	bits, ok := intBits[dt.ID()]
+	return ok && t.Kind == Int && t.Bits >= bits
+}
+
+// putIntsOrBools puts integers or booleans into a column of their kind.
+func putIntsOrBools(v *Vector, arr arrow.Array) bool {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return putInts(v, a, a.Int8Values())
+	case *array.Int16:
+		return putInts(v, a, a.Int16Values())
+	case *array.Int32:
+		return putInts(v, a, a.Int32Values())
+	case *array.Int64:
+		return putInts(v, a, a.Int64Values())
+	case *array.Uint8:
+		return putInts(v, a, a.Uint8Values())
+	case *array.Uint16:
+		return putInts(v, a, a.Uint16Values())
+	case *array.Uint32:
+		return putInts(v, a, a.Uint32Values())
+	case *array.Boolean:
+		return putBools(v, a)
 	}
 	return false
 }

@@ -86,9 +86,10 @@ func openParquet(path string) (*parquetFile, error) {
 
 func (p *parquetFile) Close() { p.rdr.Close() }
 
-// records calls fn with each record batch of the file.
-func (p *parquetFile) records(ctx context.Context, path string, fn func(arrow.RecordBatch) error) error {
-	rr, err := p.fr.GetRecordReader(ctx, nil, nil)
+// records calls fn with each record batch of the file's leaf columns
+// (nil: all).
+func (p *parquetFile) records(ctx context.Context, path string, leaves []int, fn func(arrow.RecordBatch) error) error {
+	rr, err := p.fr.GetRecordReader(ctx, leaves, nil)
 	if err != nil {
 		return &Error{File: path, Msg: "cannot be read as Parquet: " + err.Error(), Err: err}
 	}
@@ -168,21 +169,16 @@ type parquetScan struct {
 }
 
 // scanParquet is Scan for Parquet files: types from the files' schemas;
-// the values read only where they must be checked (text, a given type,
-// the target's limits).
+// the values read only where they could be refused (text, times, a given
+// type, the target's limits), while the files are hashed beside.
 func (in *Input) scanParquet(ctx context.Context) error {
 	s := &parquetScan{}
-	var sums []string
+	hashed := hashFiles(in.spec.Paths)
 	for fi, path := range in.spec.Paths {
 		fs, err := stat(path)
 		if err != nil {
 			return err
 		}
-		sum, err := hashFile(path)
-		if err != nil {
-			return err
-		}
-		sums = append(sums, sum)
 		pf, err := openParquet(path)
 		if err != nil {
 			return err
@@ -194,7 +190,6 @@ func (in *Input) scanParquet(ctx context.Context) error {
 		}
 		in.files = append(in.files, fs)
 	}
-	in.Fingerprint = combine(sums)
 	for i := range in.Columns {
 		if !in.Columns[i].Fixed {
 			in.Columns[i].Type = s.natural[i]
@@ -202,7 +197,77 @@ func (in *Input) scanParquet(ctx context.Context) error {
 	}
 	// Every value is checked where its column's type, or the target's
 	// limits, could refuse it: the load itself then meets no bad value.
-	return in.readParquet(ctx, func(*Batch) error { return nil })
+	b := in.newBatch()
+	for _, fs := range in.files {
+		if err := in.checkParquetFile(ctx, fs, b); err != nil {
+			return err
+		}
+	}
+	sums, err := hashed()
+	in.Fingerprint = combine(sums)
+	return err
+}
+
+// hashFiles hashes the files beside the caller's work; the function it
+// returns waits for their hashes.
+func hashFiles(paths []string) func() ([]string, error) {
+	sums := make([]string, len(paths))
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, p := range paths {
+			if sums[i], err = hashFile(p); err != nil {
+				return
+			}
+		}
+	}()
+	return func() ([]string, error) {
+		<-done
+		return sums, err
+	}
+}
+
+// checkParquetFile reads the fields of a file whose values could be
+// refused (none when every field is integers or booleans of the column's
+// type) into b, reused, as the load would read them.
+func (in *Input) checkParquetFile(ctx context.Context, fs fileState, b *Batch) error {
+	pf, err := openParquet(fs.path)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	schema, err := pf.fr.Schema()
+	if err != nil {
+		return &Error{File: fs.path, Msg: "cannot be read as Parquet: " + err.Error(), Err: err}
+	}
+	var fields, leaves []int
+	for i, f := range schema.Fields() {
+		if !cannotRefuse(f.Type, in.Columns[fs.cols[i]].Type) {
+			fields = append(fields, i)
+			leaves = leafColumns(&pf.fr.Manifest.Fields[i], leaves)
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return in.readParquetFile(ctx, fs, pf, leaves, fields, func(*arena) *Batch {
+		for _, v := range b.Cols {
+			v.truncate(0)
+		}
+		return b
+	}, func(*Batch) error { return nil })
+}
+
+// leafColumns appends the Parquet leaf columns of field f.
+func leafColumns(f *pqarrow.SchemaField, out []int) []int {
+	if f.IsLeaf() {
+		return append(out, f.ColIndex)
+	}
+	for i := range f.Children {
+		out = leafColumns(&f.Children[i], out)
+	}
+	return out
 }
 
 // scanParquetFile reads the schema of file fi: the first file's columns
@@ -273,41 +338,54 @@ func (s *parquetScan) joinFileTypes(fi int, path string, fields []arrow.Field, c
 
 // readParquet is Read for Parquet files: a batch per record batch.
 func (in *Input) readParquet(ctx context.Context, send func(*Batch) error) error {
-	lim := in.spec.Limits
 	for _, fs := range in.files {
-		if err := fs.unchanged(); err != nil {
-			return err
-		}
 		pf, err := openParquet(fs.path)
 		if err != nil {
 			return err
 		}
-		row := int64(0)
-		err = pf.records(ctx, fs.path, func(rec arrow.RecordBatch) error {
-			b := in.newBatch()
-			ar := &arena{}
-			n := int(rec.NumRows())
-			for i, col := range rec.Columns() {
-				ci := fs.cols[i]
-				if err := putArrow(b.Cols[ci], col, ar, lim); err != nil {
-					var pe *parquetValueErr
-					if errors.As(err, &pe) {
-						return &Error{File: fs.path, Line: int(row) + pe.row + 1, Unit: "row", Column: in.Columns[ci].Name, Value: pe.value, Msg: pe.msg}
-					}
-					return err
-				}
-			}
-			row += int64(n)
-			b.Len = n
-			return send(b)
-		})
+		err = in.readParquetFile(ctx, fs, pf, nil, nil, func(*arena) *Batch { return in.newBatch() }, send)
 		pf.Close()
 		if err != nil {
 			return err
 		}
-		if row != fs.rows {
-			return fmt.Errorf("%w: %s has %d rows, not the %d it had", ErrChanged, fs.path, row, fs.rows)
+	}
+	return nil
+}
+
+// readParquetFile reads a file's leaf columns (nil: all), which are its
+// fields (nil: all), into batches that batch gives, sending each.
+func (in *Input) readParquetFile(ctx context.Context, fs fileState, pf *parquetFile, leaves, fields []int, batch func(*arena) *Batch, send func(*Batch) error) error {
+	if err := fs.unchanged(); err != nil {
+		return err
+	}
+	lim := in.spec.Limits
+	row := int64(0)
+	err := pf.records(ctx, fs.path, leaves, func(rec arrow.RecordBatch) error {
+		ar := &arena{}
+		b := batch(ar)
+		n := int(rec.NumRows())
+		for i, col := range rec.Columns() {
+			if fields != nil {
+				i = fields[i]
+			}
+			ci := fs.cols[i]
+			if err := putArrow(b.Cols[ci], col, ar, lim); err != nil {
+				var pe *parquetValueErr
+				if errors.As(err, &pe) {
+					return &Error{File: fs.path, Line: int(row) + pe.row + 1, Unit: "row", Column: in.Columns[ci].Name, Value: pe.value, Msg: pe.msg}
+				}
+				return err
+			}
 		}
+		row += int64(n)
+		b.Len = n
+		return send(b)
+	})
+	if err != nil {
+		return err
+	}
+	if row != fs.rows {
+		return fmt.Errorf("%w: %s has %d rows, not the %d it had", ErrChanged, fs.path, row, fs.rows)
 	}
 	return nil
 }
