@@ -172,8 +172,18 @@ type parquetScan struct {
 // the values read only where they could be refused (text, times, a given
 // type, the target's limits), while the files are hashed beside.
 func (in *Input) scanParquet(ctx context.Context) error {
-	s := &parquetScan{}
 	hashed := hashFiles(in.spec.Paths)
+	err := in.scanParquetFiles(ctx)
+	sums, herr := hashed() // waited for even on a refusal: no read outlives Scan
+	if err != nil {
+		return err
+	}
+	in.Fingerprint = combine(sums)
+	return herr
+}
+
+func (in *Input) scanParquetFiles(ctx context.Context) error {
+	s := &parquetScan{}
 	for fi, path := range in.spec.Paths {
 		fs, err := stat(path)
 		if err != nil {
@@ -203,9 +213,7 @@ func (in *Input) scanParquet(ctx context.Context) error {
 			return err
 		}
 	}
-	sums, err := hashed()
-	in.Fingerprint = combine(sums)
-	return err
+	return nil
 }
 
 // hashFiles hashes the files beside the caller's work; the function it
