@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -251,6 +252,8 @@ func TestJSONLRefused(t *testing.T) {
 		{"nul", `{"s":"a\u0000b"}` + "\n", `line 1: a string holds a NUL`},
 		{"text after", `{"s":1} x` + "\n", `line 1: not a JSON object (text after the object`},
 		{"huge", `{"x":2.5}` + "\n" + `{"x":1E+309}` + "\n", `line 2: column "x": "1E+309" is beyond the range of a DOUBLE`},
+		{"key twice among many", wideObject(20) + "\n" + wideObject(30, "k3") + "\n", `line 2: the object names key "k3" twice`},
+		{"key twice past many", wideObject(20) + "\n" + wideObject(30, "k25") + "\n", `line 2: the object names key "k25" twice`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -261,6 +264,19 @@ func TestJSONLRefused(t *testing.T) {
 			require.Contains(t, err.Error(), spec.Paths[0])
 		})
 	}
+}
+
+// wideObject is an object of keys k0 to k(n-1), then the keys again.
+func wideObject(n int, again ...string) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+	}
+	for _, k := range again {
+		fmt.Fprintf(&b, `"%s":0,`, k)
+	}
+	return strings.TrimSuffix(b.String(), ",") + "}"
 }
 
 func TestParseType(t *testing.T) {

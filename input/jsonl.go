@@ -95,8 +95,45 @@ type jsonParser struct {
 	b     []byte
 	i     int
 	out   []byte
-	keys  map[string]struct{}
 	depth int
+	// The current object's keys, as spans of out: compared one by one
+	// while they are few (no allocation a line), through keys past that.
+	spans [][2]int
+	keys  map[string]struct{}
+	wide  bool
+}
+
+// fewKeys is how many keys an object has before they go into a map.
+const fewKeys = 16
+
+// seenKey reports whether the key at out[start:end] was given before in
+// the current object, and remembers it.
+func (p *jsonParser) seenKey(start, end int) bool {
+	key := p.out[start:end]
+	if !p.wide && len(p.spans) < fewKeys {
+		for _, sp := range p.spans {
+			if bytes.Equal(p.out[sp[0]:sp[1]], key) {
+				return true
+			}
+		}
+		p.spans = append(p.spans, [2]int{start, end})
+		return false
+	}
+	if !p.wide {
+		p.wide = true
+		if p.keys == nil {
+			p.keys = map[string]struct{}{}
+		}
+		clear(p.keys)
+		for _, sp := range p.spans {
+			p.keys[string(p.out[sp[0]:sp[1]])] = struct{}{}
+		}
+	}
+	if _, dup := p.keys[string(key)]; dup {
+		return true
+	}
+	p.keys[string(key)] = struct{}{}
+	return false
 }
 
 // object parses line as one JSON object, calling fn with each key and
@@ -108,10 +145,7 @@ func (p *jsonParser) object(line []byte, fn func(key []byte, f field) error) err
 		return &errJSON{msg: "not a JSON object: " + abbreviate(string(line))}
 	}
 	p.i++
-	clear(p.keys)
-	if p.keys == nil {
-		p.keys = map[string]struct{}{}
-	}
+	p.spans, p.wide = p.spans[:0], false
 	p.skipSpace()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
@@ -124,10 +158,9 @@ func (p *jsonParser) object(line []byte, fn func(key []byte, f field) error) err
 			return p.wrap(err, line)
 		}
 		key := p.out[kstart:]
-		if _, dup := p.keys[string(key)]; dup {
+		if p.seenKey(kstart, len(p.out)) {
 			return &errJSON{msg: fmt.Sprintf("the object names key %q twice", key)}
 		}
-		p.keys[string(key)] = struct{}{}
 		p.skipSpace()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
 			return p.wrap(errors.New("a key is not followed by a colon"), line)
