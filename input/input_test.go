@@ -243,6 +243,16 @@ func TestJSONL(t *testing.T) {
 	}, rows)
 }
 
+// Lines may give their keys in any order, and leave any out: each value
+// goes to its key's column.
+func TestJSONLKeysInAnyOrder(t *testing.T) {
+	text := `{"a":1,"b":"x","c":true}` + "\n" + `{"b":"y","a":2}` + "\n" + `{"c":false,"a":3,"b":"z"}` + "\n" + `{"a":4,"b":"w","c":true}` + "\n" + `{"d":5,"a":5}` + "\n"
+	types, rows, err := readAll(t, jsonlSpec(t, text))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"a": "BIGINT", "b": "VARCHAR", "c": "BOOLEAN", "d": "BIGINT"}, types)
+	require.Equal(t, []string{"1|x|true|NULL", "2|y|NULL|NULL", "3|z|false|NULL", "4|w|true|NULL", "5|NULL|NULL|5"}, rows)
+}
+
 func TestJSONLRefused(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"not json", "{\"id\":1}\nthis line is not JSON\n", "line 2: not a JSON object: this line is not JSON"},
@@ -252,6 +262,8 @@ func TestJSONLRefused(t *testing.T) {
 		{"nul", `{"s":"a\u0000b"}` + "\n", `line 1: a string holds a NUL`},
 		{"text after", `{"s":1} x` + "\n", `line 1: not a JSON object (text after the object`},
 		{"huge", `{"x":2.5}` + "\n" + `{"x":1E+309}` + "\n", `line 2: column "x": "1E+309" is beyond the range of a DOUBLE`},
+		{"key twice after the last line's keys", `{"a":1,"b":2}` + "\n" + `{"a":1,"b":2,"a":3}` + "\n", `line 2: the object names key "a" twice`},
+		{"key twice where the last line had another", `{"a":1,"b":2}` + "\n" + `{"a":1,"a":2}` + "\n", `line 2: the object names key "a" twice`},
 		{"key twice among many", wideObject(20) + "\n" + wideObject(30, "k3") + "\n", `line 2: the object names key "k3" twice`},
 		{"key twice past many", wideObject(20) + "\n" + wideObject(30, "k25") + "\n", `line 2: the object names key "k25" twice`},
 	}

@@ -101,7 +101,31 @@ type jsonParser struct {
 	spans [][2]int
 	keys  map[string]struct{}
 	wide  bool
+	// The previous object's keys, as spans of prev: while an object's
+	// keys are those, in their order, none is given twice.
+	prev      []byte
+	prevSpans [][2]int
+	inOrder   bool
 }
+
+// endObject ends an object, remembering its keys for the next one.
+func (p *jsonParser) endObject(line []byte) error {
+	if err := p.end(line); err != nil {
+		return err
+	}
+	if p.inOrder && len(p.spans) == len(p.prevSpans) {
+		return nil
+	}
+	p.prev, p.prevSpans = p.prev[:0], p.prevSpans[:0]
+	for _, sp := range p.spans {
+		p.prevSpans = append(p.prevSpans, [2]int{len(p.prev), len(p.prev) + sp[1] - sp[0]})
+		p.prev = append(p.prev, p.out[sp[0]:sp[1]]...)
+	}
+	return nil
+}
+
+// keyAt is the position in its object of the key last read.
+func (p *jsonParser) keyAt() int { return len(p.spans) - 1 }
 
 // fewKeys is how many keys an object has before they go into a map.
 const fewKeys = 16
@@ -110,7 +134,13 @@ const fewKeys = 16
 // the current object, and remembers it.
 func (p *jsonParser) seenKey(start, end int) bool {
 	key := p.out[start:end]
-	if !p.wide && len(p.spans) < fewKeys {
+	k := len(p.spans)
+	if p.inOrder && k < len(p.prevSpans) && bytes.Equal(key, p.prev[p.prevSpans[k][0]:p.prevSpans[k][1]]) {
+		p.spans = append(p.spans, [2]int{start, end})
+		return false // the keys so far are the previous object's, which were all different
+	}
+	p.inOrder = false
+	if !p.wide && k < fewKeys {
 		for _, sp := range p.spans {
 			if bytes.Equal(p.out[sp[0]:sp[1]], key) {
 				return true
@@ -119,13 +149,14 @@ func (p *jsonParser) seenKey(start, end int) bool {
 		p.spans = append(p.spans, [2]int{start, end})
 		return false
 	}
+	p.spans = append(p.spans, [2]int{start, end})
 	if !p.wide {
 		p.wide = true
 		if p.keys == nil {
 			p.keys = map[string]struct{}{}
 		}
 		clear(p.keys)
-		for _, sp := range p.spans {
+		for _, sp := range p.spans[:k] {
 			p.keys[string(p.out[sp[0]:sp[1]])] = struct{}{}
 		}
 	}
@@ -145,11 +176,11 @@ func (p *jsonParser) object(line []byte, fn func(key []byte, f field) error) err
 		return &errJSON{msg: "not a JSON object: " + abbreviate(string(line))}
 	}
 	p.i++
-	p.spans, p.wide = p.spans[:0], false
+	p.spans, p.wide, p.inOrder = p.spans[:0], false, true
 	p.skipSpace()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
-		return p.end(line)
+		return p.endObject(line)
 	}
 	for {
 		p.skipSpace()
@@ -181,7 +212,7 @@ func (p *jsonParser) object(line []byte, fn func(key []byte, f field) error) err
 		}
 		if p.i < len(p.b) && p.b[p.i] == '}' {
 			p.i++
-			return p.end(line)
+			return p.endObject(line)
 		}
 		return p.wrap(errors.New("expected , or }"), line)
 	}

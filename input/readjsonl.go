@@ -14,6 +14,34 @@ import (
 type jsonKeys struct {
 	exact  map[string]int
 	folded map[string]keyAt // lower case: the first spelling, where
+	order  keyOrder
+}
+
+// keyOrder is the columns of the previous line's keys, by position: lines
+// mostly give the same keys in the same order.
+type keyOrder []int
+
+// find returns the column of the key at position pos of a line, looking
+// first where the previous line had it (a column's Name is its key).
+func (o *keyOrder) find(cols []Column, exact map[string]int, pos int, key []byte) (int, bool) {
+	if pos < len(*o) {
+		if ci := (*o)[pos]; cols[ci].Name == string(key) {
+			return ci, true
+		}
+	}
+	ci, ok := exact[string(key)]
+	if ok {
+		o.set(pos, ci)
+	}
+	return ci, ok
+}
+
+func (o *keyOrder) set(pos, ci int) {
+	if pos < len(*o) {
+		(*o)[pos] = ci
+	} else {
+		*o = append(*o, ci)
+	}
 }
 
 type keyAt struct {
@@ -79,7 +107,7 @@ func (in *Input) scanJSONLFile(ctx context.Context, s *jsonlScan, path string, f
 		clear(s.set)
 		j.p.out = j.p.out[:0]
 		err = j.p.object(line, func(key []byte, v field) error {
-			return in.scanJSONLValue(s, lim, path, j.line, line, key, v)
+			return in.scanJSONLValue(s, lim, path, j.line, line, j.p.keyAt(), key, v)
 		})
 		if err != nil {
 			return jsonError(path, j.line, err)
@@ -94,13 +122,14 @@ func (in *Input) scanJSONLFile(ctx context.Context, s *jsonlScan, path string, f
 
 // scanJSONLValue checks, or adds to its column's guess, the value of key
 // on line n.
-func (in *Input) scanJSONLValue(s *jsonlScan, lim *Limits, path string, n int, line, key []byte, v field) error {
-	ci, ok := s.keys.exact[string(key)]
+func (in *Input) scanJSONLValue(s *jsonlScan, lim *Limits, path string, n int, line []byte, pos int, key []byte, v field) error {
+	ci, ok := s.keys.order.find(in.Columns, s.keys.exact, pos, key)
 	if !ok {
 		var err error
 		if ci, err = in.addJSONLKey(s, path, n, key); err != nil {
 			return err
 		}
+		s.keys.order.set(pos, ci)
 	}
 	s.set[ci] = true
 	col := &in.Columns[ci]
@@ -166,7 +195,8 @@ func jsonError(path string, line int, err error) error {
 // jsonlRead is readJSONL's state across an input's files.
 type jsonlRead struct {
 	exact map[string]int // a key's column
-	set   []bool         // per column: whether the current line gave it
+	order keyOrder
+	set   []bool // per column: whether the current line gave it
 	b     *Batch
 	ar    *arena
 }
@@ -234,7 +264,7 @@ func (in *Input) readJSONLLine(r *jsonlRead, path string, j *jsonlReader, line [
 	clear(r.set)
 	j.p.out = j.p.out[:0]
 	err := j.p.object(line, func(key []byte, v field) error {
-		ci, ok := r.exact[string(key)]
+		ci, ok := r.order.find(in.Columns, r.exact, j.p.keyAt(), key)
 		if !ok {
 			return fmt.Errorf("%w: %s line %d has key %q", ErrChanged, path, j.line, key)
 		}
