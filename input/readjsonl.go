@@ -55,16 +55,34 @@ type jsonlScan struct {
 	keys    jsonKeys
 	guesses []*guess
 	set     []bool // per column: whether the current line gave it
+	// For joining the halves of a file (scanJSONLHalves): the line each
+	// column was first given on, and the first lines read (up to 3, when
+	// NULLs are located).
+	firstLine []int
+	head      []Location
+}
+
+func newJSONLScan() *jsonlScan {
+	return &jsonlScan{keys: jsonKeys{exact: map[string]int{}, folded: map[string]keyAt{}}}
 }
 
 // scanJSONL is Scan for JSON Lines files.
 func (in *Input) scanJSONL(ctx context.Context) error {
-	s := &jsonlScan{keys: jsonKeys{exact: map[string]int{}, folded: map[string]keyAt{}}}
+	s := newJSONLScan()
 	var sums []string
 	for _, path := range in.spec.Paths {
 		fs, err := stat(path)
 		if err != nil {
 			return err
+		}
+		sum, ok, err := in.scanJSONLHalves(ctx, s, path, &fs)
+		if err != nil {
+			return err
+		}
+		if ok {
+			sums = append(sums, sum)
+			in.files = append(in.files, fs)
+			continue
 		}
 		h := sha256.New()
 		f, _, err := openHashed(path, h)
@@ -104,6 +122,9 @@ func (in *Input) scanJSONLFile(ctx context.Context, s *jsonlScan, path string, f
 		}
 		fs.rows++
 		in.Rows++
+		if len(s.head) < 3 && len(in.spec.Locate) > 0 {
+			s.head = append(s.head, Location{File: path, Line: j.line, Row: strings.TrimSpace(string(line))})
+		}
 		clear(s.set)
 		j.p.out = j.p.out[:0]
 		err = j.p.object(line, func(key []byte, v field) error {
@@ -164,6 +185,7 @@ func (in *Input) addJSONLKey(s *jsonlScan, path string, n int, key []byte) (int,
 	s.keys.exact[name] = ci
 	s.guesses = append(s.guesses, &guess{})
 	s.set = append(s.set, false)
+	s.firstLine = append(s.firstLine, n)
 	return ci, nil
 }
 
@@ -172,6 +194,13 @@ func (in *Input) noteNull(ci int, path string, line int, row []byte) {
 	col := &in.Columns[ci]
 	if len(col.NullAt) < 3 && in.locating(ci) {
 		col.NullAt = append(col.NullAt, Location{File: path, Line: line, Row: strings.TrimSpace(string(row))})
+	}
+}
+
+// noteNullAt remembers a location where a located column is NULL.
+func (in *Input) noteNullAt(ci int, l Location) {
+	if col := &in.Columns[ci]; len(col.NullAt) < 3 && in.locating(ci) {
+		col.NullAt = append(col.NullAt, l)
 	}
 }
 
