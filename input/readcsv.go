@@ -150,6 +150,16 @@ func (in *Input) scanCSV(ctx context.Context) error {
 			return err
 		}
 		fs.delim, fs.cols = c.delim, cols
+		sum, ok, err := in.scanCSVHalves(ctx, path, c.delim, guesses, &fs)
+		if err != nil || ok {
+			f.Close()
+			if err != nil {
+				return err
+			}
+			sums = append(sums, sum)
+			in.files = append(in.files, fs)
+			continue
+		}
 		err = in.scanRecords(ctx, path, c, cols, guesses, &fs)
 		if err == nil {
 			err = f.finish()
