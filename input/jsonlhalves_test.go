@@ -78,3 +78,22 @@ func TestJSONLHalvesAsOnePass(t *testing.T) {
 		})
 	}
 }
+
+// A file split in halves after other files joins what they found.
+func TestJSONLHalvesAfterOtherFiles(t *testing.T) {
+	defer func(m int64) { minHalves = m }(minHalves)
+	for _, first := range []string{`{"id":1,"gone":2,"w":null}` + "\n", `{"id":1,"W":2}` + "\n", `{"day":"2024-01-01T00:00:00+01:00"}` + "\n"} {
+		spec := Spec{Paths: write(t, "a.jsonl", first, "b.jsonl", halvesText(40, "")), Format: "jsonl", Locate: []string{"id", "gone", "w", "tail"}}
+		minHalves = 1 << 62
+		one, oneErr := Scan(context.Background(), spec)
+		minHalves = 1
+		halves, halvesErr := Scan(context.Background(), spec)
+		if oneErr != nil {
+			require.EqualError(t, halvesErr, oneErr.Error())
+			continue
+		}
+		require.NoError(t, halvesErr)
+		require.Equal(t, one.Columns, halves.Columns)
+		require.Equal(t, one.files, halves.files)
+	}
+}
