@@ -109,6 +109,12 @@ func putValue(vec *Vector, v any, src Type, buf []byte, ar *arena, lim *Limits) 
 		vec.appendNull()
 		return buf, nil
 	}
+	if ok, err := putDirect(vec, v, src, lim); ok || err != nil {
+		if err != nil {
+			buf, _ = appendValueText(buf, v, src)
+		}
+		return buf, err
+	}
 	f := field{quoted: true}
 	var err error
 	if f.b, err = appendValueText(buf, v, src); err != nil {
@@ -118,6 +124,58 @@ func putValue(vec *Vector, v any, src Type, buf []byte, ar *arena, lim *Limits) 
 		return f.b, reasonf("is empty text, which a %s column holds only as NULL", vec.Type)
 	}
 	return f.b, put(vec, f, ar, lim)
+}
+
+// putDirect appends the values whose reading by text would give the same
+// value and the same refusals without the text: an integer into an
+// integer column, a time into a column of its own kind (ok false: read
+// it by its text).
+func putDirect(vec *Vector, v any, src Type, lim *Limits) (ok bool, err error) {
+	t := vec.Type
+	switch x := v.(type) {
+	case int64:
+		if t.Kind != Int {
+			return false, nil
+		}
+		if t.Bits < 64 && (x < -1<<(t.Bits-1) || x > 1<<(t.Bits-1)-1) {
+			return true, reasonf("is out of range for a %d-bit integer (%d to %d)", t.Bits, int64(-1)<<(t.Bits-1), int64(1)<<(t.Bits-1)-1)
+		}
+		vec.Null, vec.Int = append(vec.Null, false), append(vec.Int, x)
+		return true, nil
+	case time.Time:
+		if t.Kind != src.Kind || !t.IsTime() || t.Kind != Date && t.Precision != 6 {
+			return false, nil
+		}
+		return true, putTime(vec, x, lim)
+	}
+	return false, nil
+}
+
+// putTime appends a date, a wall-clock timestamp or an instant (in UTC)
+// as days or microseconds since 1970-01-01, as the reader's text would.
+func putTime(vec *Vector, x time.Time, lim *Limits) error {
+	if vec.Type.Kind == TimestampTZ {
+		x = x.UTC()
+	}
+	if y := x.Year(); y < 1 || y > 9999 {
+		return reasonf("is outside the years 1 to 9999 that every engine holds")
+	}
+	if x.Nanosecond()%1000 != 0 {
+		return reasonf("has nanoseconds, which no engine idem writes keeps (it would round them)")
+	}
+	wall := time.Date(x.Year(), x.Month(), x.Day(), x.Hour(), x.Minute(), x.Second(), x.Nanosecond(), time.UTC)
+	n := wall.UnixMicro()
+	if vec.Type.Kind == Date {
+		if n%microsPerDay != 0 {
+			return reasonf("is not a date: a DATE column would drop its time of day")
+		}
+		n /= microsPerDay
+	}
+	if err := lim.check(vec.Type, n); err != nil {
+		return err
+	}
+	vec.Null, vec.Int = append(vec.Null, false), append(vec.Int, n)
+	return nil
 }
 
 // appendValueText appends the text the reader reads v as: numbers in
