@@ -380,6 +380,12 @@ func TestSourceTypeRefused(t *testing.T) {
 	require.Equal(t, 2, code, errOut)
 	require.Contains(t, errOut, `column "payload" is BYTEA`)
 	require.Contains(t, errOut, `column "tags" is TEXT[] (an array)`)
+
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+
+		fmt.Sprintf("source:\n  url: %s\n  query: 'SELECT id AS \"id \", day FROM orders WHERE day >= {{ start }} AND day < {{ end }}'\nstrategy: partition\npartition:\n  column: day\n", srcURL)), 0o644))
+	code, errOut = cliRun("run", path, "--date", "2026-11-28")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, `column name "id " ends with a blank`)
 	_, err := os.Stat(filepath.Join(dir, "w.duckdb"))
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing was created")
 }

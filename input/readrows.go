@@ -29,6 +29,11 @@ type Rows interface {
 // ("source row 12: column "amount": …").
 const SourceName = "source"
 
+// CheckSourceName refuses a source column's name that engines cannot keep
+// alike (too long for PostgreSQL, a NUL, a trailing blank…), as a file's
+// header name is refused.
+func CheckSourceName(name string) error { return checkName(SourceName, 0, name) }
+
 // ReadRows reads a source database's rows into typed batches, as Read does
 // a file's: each value becomes a value of types[i] (the target column's
 // type, or the source's own), exactly, or the read fails naming the row and

@@ -117,6 +117,9 @@ func (r *run) sourceColumns(ctx context.Context, src []input.Column) ([]input.Ty
 	types := make([]input.Type, len(src))
 	scanned := &input.Input{}
 	for i, c := range src {
+		if err := input.CheckSourceName(c.Name); err != nil {
+			return nil, nil, r.sourceProblem(r.sourcePath(), err)
+		}
 		if t, ok := unwritable[c.Name]; ok {
 			return nil, nil, &InputError{Msg: fmt.Sprintf("column %q of target %s is %s, a type idem cannot write values into exactly; give the column one of the types idem writes (%s)",
 				c.Name, r.job.Target.Table, t, input.TypeNames)}
@@ -146,12 +149,16 @@ func (r *run) checkAnyDecimal(col string, t input.Type) error {
 	if back, ok := r.sql.Types.ReaderType(r.sql.Types.ColumnType(t)); ok && back.IsAnyDecimal() {
 		return nil
 	}
-	path := "source.query"
-	if r.job.Source.Table != "" {
-		path = "source.table"
-	}
-	return r.sourceProblem(path, fmt.Errorf("column %q is a decimal without a precision and scale (or more than %d digits), which this target holds only with a fixed scale, so its digits could be rounded: cast it in source.query (to NUMERIC(38,10), say), or declare it under columns: (DECIMAL(p,s))",
+	return r.sourceProblem(r.sourcePath(), fmt.Errorf("column %q is a decimal without a precision and scale (or more than %d digits), which this target holds only with a fixed scale, so its digits could be rounded: cast it in source.query (to NUMERIC(38,10), say), or declare it under columns: (DECIMAL(p,s))",
 		col, input.MaxPrecision))
+}
+
+// sourcePath is where the job names what is read from the source.
+func (r *run) sourcePath() string {
+	if r.job.Source.Table != "" {
+		return "source.table"
+	}
+	return "source.query"
 }
 
 // sourceProblem is a job error (exit 2) about the source at path.
@@ -164,11 +171,7 @@ func (r *run) sourceProblem(path string, err error) error {
 // written, a later run may read it whole), or the error as it is.
 func (r *run) sourceError(src engine.DB, err error) error {
 	if errors.Is(err, engine.ErrSourceType) {
-		path := "source.query"
-		if r.job.Source.Table != "" {
-			path = "source.table"
-		}
-		return r.sourceProblem(path, err)
+		return r.sourceProblem(r.sourcePath(), err)
 	}
 	if r.ctx != nil && r.ctx.Err() != nil {
 		return err
