@@ -633,3 +633,15 @@ func TestSourceAnyNumeric(t *testing.T) {
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, `column "n" is a decimal without a precision and scale`)
 }
+
+// The source query runs in a REPEATABLE READ, READ ONLY transaction: one
+// snapshot, no write.
+func TestSourceSnapshotSettings(t *testing.T) {
+	srcURL, _ := pgDatabase(t, "src")
+	dir := t.TempDir()
+	target := "duckdb:" + filepath.Join(dir, "w.duckdb")
+	j := dbJob(t, dir, target, fmt.Sprintf("source:\n  url: %s\n  query: \"SELECT 1 AS id, {{ date }} AS day, current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro\"\nstrategy: partition\npartition:\n  column: day\nkey: id\n", srcURL))
+	_, err := runDay(t, j, "2026-11-28")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1|repeatable read|on"}, headRows(t, target, dir, "id", "iso", "ro"))
+}

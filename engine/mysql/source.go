@@ -17,7 +17,7 @@ var _ engine.SourceReader = (*DB)(nil)
 // read), on a session opened read-only. Rows stream as the server sends
 // them.
 func (d *DB) ReadSource(ctx context.Context, query string) (engine.SourceRows, error) {
-	for _, q := range []string{"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", "SET TRANSACTION READ ONLY", "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"} {
+	for _, q := range []string{"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"} {
 		if _, err := d.conn.ExecContext(ctx, q); err != nil {
 			return nil, err
 		}
