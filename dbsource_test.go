@@ -238,37 +238,10 @@ func checkRoundTrip(t *testing.T, c sourceCase) {
 	require.Contains(t, strings.Join(after, "\n"), "|changed|")
 }
 
-// targetRows reads a target's orders as text, ordered by id, through idem's
-// own engine (show's query).
+// targetRows reads a target's orders as text, ordered by day and id.
 func targetRows(t *testing.T, target, dir string) []string {
 	t.Helper()
-	ctx := context.Background()
-	db, err := idem.OpenReadOnly(ctx, target, dir, time.Minute)
-	require.NoError(t, err)
-	defer db.Close()
-	s := db.SQL()
-	cols := []engine.Column{{Name: "id"}, {Name: "day"}, {Name: "amount"}, {Name: "name"}, {Name: "ts"}, {Name: "flag"}, {Name: "f"}}
-	tbl := s.Table(engine.Table{Name: "orders"})
-	q := s.Inspect.Head(tbl, cols, "", []string{s.Ident(stdsql.ShowAlias) + "." + s.Ident("day"), s.Ident(stdsql.ShowAlias) + "." + s.Ident("name")}, 100)
-	rows, err := db.Conn().QueryContext(ctx, q)
-	require.NoError(t, err, q)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		require.NoError(t, rows.Scan(ptrs...))
-		var parts []string
-		for _, v := range vals {
-			parts = append(parts, v.String)
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	require.NoError(t, rows.Err())
-	return out
+	return headRows(t, target, dir, []string{"day", "id"}, "id", "day", "amount", "name", "ts", "flag", "f")
 }
 
 func TestSourcePostgresToDuckDB(t *testing.T) {
@@ -569,7 +542,7 @@ func TestSourcePostgresMoreTypes(t *testing.T) {
 			r, err = runDay(t, j, "2026-11-28")
 			require.NoError(t, err)
 			require.Equal(t, runner.ActionSkipped, r.Action)
-			rows := headRows(t, target, dir, "id", "doc", "u", "n", "r", "w", "big")
+			rows := headRows(t, target, dir, []string{"id"}, "id", "doc", "u", "n", "r", "w", "big")
 			require.Len(t, rows, 2)
 			all := strings.Join(rows, "\n")
 			for _, want := range []string{"32767|", "-32768|", `"a"`, "ü", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "-2147483648", "2026-11-28 23:59:59.999999", "12345678901234567890.123456789"} {
@@ -579,9 +552,9 @@ func TestSourcePostgresMoreTypes(t *testing.T) {
 	}
 }
 
-// headRows reads cols of a target's orders as text, through idem's own
-// engine (show's query).
-func headRows(t *testing.T, target, dir string, names ...string) []string {
+// headRows reads columns names of a target's orders as text, ordered by
+// the columns order, through idem's own engine (show's query).
+func headRows(t *testing.T, target, dir string, order []string, names ...string) []string {
 	t.Helper()
 	ctx := context.Background()
 	db, err := idem.OpenReadOnly(ctx, target, dir, time.Minute)
@@ -592,7 +565,11 @@ func headRows(t *testing.T, target, dir string, names ...string) []string {
 	for _, n := range names {
 		cols = append(cols, engine.Column{Name: n})
 	}
-	q := s.Inspect.Head(s.Table(engine.Table{Name: "orders"}), cols, "", []string{s.Ident(stdsql.ShowAlias) + "." + s.Ident(names[0])}, 100)
+	var by []string
+	for _, o := range order {
+		by = append(by, s.Ident(stdsql.ShowAlias)+"."+s.Ident(o))
+	}
+	q := s.Inspect.Head(s.Table(engine.Table{Name: "orders"}), cols, "", by, 100)
 	rows, err := db.Conn().QueryContext(ctx, q)
 	require.NoError(t, err, q)
 	defer rows.Close()
@@ -625,7 +602,7 @@ func TestSourceAnyNumeric(t *testing.T) {
 	j := dbJob(t, dir, pg, fmt.Sprintf(partitionBody, srcURL))
 	_, err := runDay(t, j, "2026-11-28")
 	require.NoError(t, err)
-	require.Equal(t, []string{"1|123456789012345678901234567890.1234567890123456789"}, headRows(t, pg, dir, "id", "n"))
+	require.Equal(t, []string{"1|123456789012345678901234567890.1234567890123456789"}, headRows(t, pg, dir, []string{"id"}, "id", "n"))
 
 	path := filepath.Join(dir, "job.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: from_db\ntarget:\n  url: duckdb:w.duckdb\n  table: orders\n"+fmt.Sprintf(partitionBody, srcURL)), 0o644))
@@ -643,5 +620,5 @@ func TestSourceSnapshotSettings(t *testing.T) {
 	j := dbJob(t, dir, target, fmt.Sprintf("source:\n  url: %s\n  query: \"SELECT 1 AS id, {{ date }} AS day, current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro\"\nstrategy: partition\npartition:\n  column: day\nkey: id\n", srcURL))
 	_, err := runDay(t, j, "2026-11-28")
 	require.NoError(t, err)
-	require.Equal(t, []string{"1|repeatable read|on"}, headRows(t, target, dir, "id", "iso", "ro"))
+	require.Equal(t, []string{"1|repeatable read|on"}, headRows(t, target, dir, []string{"id"}, "id", "iso", "ro"))
 }

@@ -113,3 +113,21 @@ func (s *sourceRows) Err() error {
 func (s *sourceRows) Close() error {
 	return errors.Join(s.rows.Close(), s.end())
 }
+
+// ReadInTx runs query in tx, a transaction that holds the source's
+// snapshot, and wraps its rows (NewSourceRows); the transaction ends when
+// they are closed, or here on an error.
+func ReadInTx(ctx context.Context, tx *sql.Tx, query string, typeOf func(*sql.ColumnType) (input.Type, error), norm func(any) any) (SourceRows, error) {
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	src, err := NewSourceRows(rows, tx.Rollback, typeOf, norm)
+	if err != nil {
+		rows.Close()
+		tx.Rollback()
+		return nil, err
+	}
+	return src, nil
+}

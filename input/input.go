@@ -295,6 +295,22 @@ type batchOrErr struct {
 // a batch at a time; the next batch is read while the caller loads one.
 // Close it when done.
 func (in *Input) Read(ctx context.Context) *Reader {
+	return startReader(ctx, func(ctx context.Context, send func(*Batch) error) error {
+		switch in.spec.Format {
+		case "csv":
+			return in.readCSV(ctx, send)
+		case "jsonl":
+			return in.readJSONL(ctx, send)
+		case "parquet":
+			return in.readParquet(ctx, send)
+		}
+		return nil
+	})
+}
+
+// startReader runs read in its own goroutine, its batches handed over one
+// at a time: the next batch is read while the caller loads one.
+func startReader(ctx context.Context, read func(ctx context.Context, send func(*Batch) error) error) *Reader {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reader{ctx: ctx, batches: make(chan batchOrErr, 1), cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -308,16 +324,7 @@ func (in *Input) Read(ctx context.Context) *Reader {
 				return ctx.Err()
 			}
 		}
-		var err error
-		switch in.spec.Format {
-		case "csv":
-			err = in.readCSV(ctx, send)
-		case "jsonl":
-			err = in.readJSONL(ctx, send)
-		case "parquet":
-			err = in.readParquet(ctx, send)
-		}
-		if err != nil {
+		if err := read(ctx, send); err != nil {
 			select {
 			case r.batches <- batchOrErr{err: err}:
 			case <-ctx.Done():

@@ -40,27 +40,9 @@ func CheckSourceName(name string) error { return checkName(SourceName, 0, name) 
 // the column. Rows are read as they arrive, a batch at a time: memory holds
 // at most two batches, whatever the number of rows.
 func ReadRows(ctx context.Context, rows Rows, types []Type, lim *Limits) *Reader {
-	ctx, cancel := context.WithCancel(ctx)
-	r := &Reader{ctx: ctx, batches: make(chan batchOrErr, 1), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		defer close(r.batches)
-		send := func(b *Batch) error {
-			select {
-			case r.batches <- batchOrErr{b: b}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		if err := readRows(ctx, rows, types, lim, send); err != nil {
-			select {
-			case r.batches <- batchOrErr{err: err}:
-			case <-ctx.Done():
-			}
-		}
-	}()
-	return r
+	return startReader(ctx, func(ctx context.Context, send func(*Batch) error) error {
+		return readRows(ctx, rows, types, lim, send)
+	})
 }
 
 func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send func(*Batch) error) error {

@@ -24,18 +24,7 @@ func (d *DB) ReadSource(ctx context.Context, query string) (engine.SourceRows, e
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, query)
-	if err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	src, err := engine.NewSourceRows(rows, tx.Rollback, sourceType, plainValue)
-	if err != nil {
-		rows.Close()
-		tx.Rollback()
-		return nil, err
-	}
-	return src, nil
+	return engine.ReadInTx(ctx, tx, query, sourceType, plainValue)
 }
 
 // sourceTypes are the reader's types of DuckDB's types that ReaderType
