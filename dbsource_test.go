@@ -39,7 +39,7 @@ var srcSeq atomic.Int64
 
 // srcName names a database of this test process.
 func srcName(what string) string {
-	return fmt.Sprintf("idem_t_%s_%d_%d", what, os.Getpid(), srcSeq.Add(1))
+	return fmt.Sprintf("idem_t_dbsrc_%s_%d_%d", what, os.Getpid(), srcSeq.Add(1))
 }
 
 // dropStale drops the databases of this test that a test process which
@@ -52,11 +52,11 @@ func dropStale(t *testing.T, db *sql.DB, list, drop string) {
 	for rows.Next() {
 		var name string
 		require.NoError(t, rows.Scan(&name))
-		parts := strings.Split(name, "_")
-		if len(parts) != 5 {
+		parts := strings.Split(name, "_") // idem, t, dbsrc, what, pid, n
+		if len(parts) != 6 || parts[2] != "dbsrc" {
 			continue
 		}
-		pid, err := strconv.Atoi(parts[3])
+		pid, err := strconv.Atoi(parts[4])
 		if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
 			stale = append(stale, name)
 		}
