@@ -77,7 +77,7 @@ func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { admin.Close() })
-	dropStale(t, admin, `SELECT datname FROM pg_database WHERE datname LIKE 'idem\_t\_%'`, "DROP DATABASE IF EXISTS %s WITH (FORCE)")
+	dropStale(t, admin, `SELECT datname FROM pg_database WHERE datname LIKE 'idem\_t\_dbsrc\_%'`, "DROP DATABASE IF EXISTS %s WITH (FORCE)")
 	name := srcName(what)
 	_, err = admin.Exec("CREATE DATABASE " + name)
 	require.NoError(t, err)
@@ -99,7 +99,7 @@ func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
 func mysqlDatabase(t *testing.T, what string) (string, *sql.DB) {
 	t.Helper()
 	admin, dsn := enginetest.MySQLAdmin(t)
-	dropStale(t, admin, `SHOW DATABASES LIKE 'idem\_t\_%'`, "DROP DATABASE IF EXISTS %s")
+	dropStale(t, admin, `SHOW DATABASES LIKE 'idem\_t\_dbsrc\_%'`, "DROP DATABASE IF EXISTS %s")
 	name := srcName(what)
 	_, err := admin.Exec("CREATE DATABASE " + name)
 	require.NoError(t, err)
