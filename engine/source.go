@@ -29,18 +29,6 @@ type SourceRows interface {
 	Close() error
 }
 
-// SelectWindow is the query that reads table t's rows whose column col
-// is in [lo, hi) (literals), or every row when col is "": a job's
-// source.table.
-func SelectWindow(d Dialect, t Table, col, lo, hi string) string {
-	q := "SELECT * FROM " + d.Table(t)
-	if col != "" {
-		c := d.Ident(col)
-		q += " WHERE " + c + " >= " + lo + " AND " + c + " < " + hi
-	}
-	return q
-}
-
 // ErrSourceType marks a source column whose type idem cannot read
 // faithfully (bytes, arrays, intervals…): the job must cast it in its
 // query. The CLI maps it to exit 2.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/stdsql"
 	"github.com/idemdata/idem/input"
 	"github.com/idemdata/idem/job"
 )
@@ -76,7 +77,7 @@ func (r *run) sourceQuery(d engine.Dialect) string {
 	if r.job.Strategy == job.StrategyPartition {
 		col = r.job.Partition.Column
 	}
-	return engine.SelectWindow(d, engine.Table(t), col, "{{ start }}", "{{ end }}")
+	return stdsql.SelectWindow(d, engine.Table(t), col, "{{ start }}", "{{ end }}")
 }
 
 // loadSource creates the staging table for the source's columns and

@@ -110,3 +110,15 @@ func (a ANSI) CreateTableSQL(t engine.Table, def engine.TableDef, types engine.C
 	b.WriteString("  PRIMARY KEY (" + a.Idents(def.Key) + ")\n)")
 	return b.String()
 }
+
+// SelectWindow is the query that reads table t's rows whose column col
+// is in [lo, hi) (literals), or every row when col is "": a job's
+// source.table.
+func SelectWindow(d engine.Dialect, t engine.Table, col, lo, hi string) string {
+	q := "SELECT * FROM " + d.Table(t)
+	if col != "" {
+		c := d.Ident(col)
+		q += " WHERE " + c + " >= " + lo + " AND " + c + " < " + hi
+	}
+	return q
+}
