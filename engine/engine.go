@@ -269,7 +269,10 @@ const (
 	MergeDelete       = "delete"        // a delete wins over a live row: remove it, remember the delete
 	MergeReinsert     = "reinsert"      // a live row wins over a tombstone: insert it, forget the delete
 	MergeDeleteAbsent = "delete_absent" // a delete of a key the table does not hold: remember it
-	MergeSkip         = "skip"          // the row does not win
+	MergeSkip         = "skip"          // the row does not win: its version is older
+	// MergeTie: the row does not win, its version equal to the current
+	// row's and its content after it in the row order (kept_on_tie).
+	MergeTie = "tie"
 )
 
 // MergeSpec is what a merge needs to know about its columns.
@@ -595,10 +598,13 @@ const (
 	StageTable     = "idem_stage"
 	DedupTable     = "idem_stage_dedup"
 	MergePlanTable = "idem_merge_plan"
+	// VersionedTable holds the staged input with the run's version
+	// column (latest_by: run) while staging is made anew with it.
+	VersionedTable = "idem_stage_versioned"
 )
 
 // RunTables lists them.
-var RunTables = []string{StageTable, DedupTable, MergePlanTable}
+var RunTables = []string{StageTable, DedupTable, MergePlanTable, VersionedTable}
 
 // ExchangeSuffix names the table a PartitionExchanger run builds a
 // partition in.

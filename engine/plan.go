@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // LoadNote is the comment a run records for a bulk load, so `idem plan`
 // and the golden files say which files go into which table, and how: a
@@ -16,3 +19,14 @@ func LoadNote(files []string, stage, how string) string {
 type LockDescriber interface {
 	DescribeLock(scope LockScope) string
 }
+
+// WithColumn selects every row of temporary table src (a name) with one
+// more column, col, holding value (a literal), for Stager.StageQuery: the
+// run's version under latest_by: run.
+func WithColumn(d Dialect, src, col, value string) string {
+	return fmt.Sprintf("SELECT s.*, %s AS %s FROM %s AS s", value, d.Ident(col), d.Ident(src))
+}
+
+// SelectAll selects every row of temporary table src (a name), for
+// Stager.StageQuery.
+func SelectAll(d Dialect, src string) string { return "SELECT * FROM " + d.Ident(src) }

@@ -47,7 +47,9 @@ type Job struct {
 	// merge; optional for partition. Never a surrogate the target mints.
 	Key StringList `yaml:"key"`
 	// LatestBy is the version column: the newest row of a key wins, in
-	// staging and in a merge. Required for merge.
+	// staging and in a merge. Required for merge; never a column of the
+	// key. `run` (merge only) versions each row by its run instead, for
+	// inputs without a version column: a later partition's rows win.
 	LatestBy string `yaml:"latest_by"`
 	// DeleteWhen is a boolean column (merge only, optional): a winning row
 	// with it true deletes its key, remembered in <table>__idem_deleted.
@@ -397,4 +399,24 @@ func decodeProblems(err error) []Problem {
 		return ps
 	}
 	return []Problem{{Msg: err.Error()}}
+}
+
+// LatestByRun is the latest_by that versions a merge's rows by the run
+// that loads them, for inputs without a version column: each row carries
+// the start of its run's partition (--date) in RunVersionColumn, so a later
+// partition's rows win over an earlier one's, in any load order.
+const LatestByRun = "run"
+
+// RunVersionColumn is the column idem adds to the input and the target
+// under latest_by: run: the start of the partition whose run wrote the row,
+// as a timestamp (UTC).
+const RunVersionColumn = "_idem_partition"
+
+// VersionColumn is the column rows are versioned by: latest_by, or
+// RunVersionColumn under latest_by: run ("" without latest_by).
+func (j *Job) VersionColumn() string {
+	if j.LatestBy == LatestByRun {
+		return RunVersionColumn
+	}
+	return j.LatestBy
 }

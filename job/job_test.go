@@ -424,6 +424,23 @@ func TestParseValidationProblems(t *testing.T) {
 			},
 		},
 		{
+			name: "latest_by in the key",
+			src:  header + "source:\n  query: SELECT 1\nstrategy: merge\nkey: [symbol, date]\nlatest_by: date\n",
+			want: []string{`latest_by: "date" is a column of the key: every copy of a key has the same value there, so the newest copy cannot be told (an older file loaded later would win or lose by its content alone). ` +
+				"Name a column that grows when a row changes (updated_at, a version number), or set latest_by: run to let a later partition's rows (--date) replace an earlier one's"},
+		},
+		{
+			name: "latest_by in the key of a partition job",
+			src:  header + partitionTail + "key: [id]\nlatest_by: id\n",
+			want: []string{`latest_by: "id" is a column of the key: every copy of a key has the same value there, so the newest copy cannot be told (an older file loaded later would win or lose by its content alone). ` +
+				"Name a column that grows when a row changes (updated_at, a version number), or set latest_by: run to let a later partition's rows (--date) replace an earlier one's"},
+		},
+		{
+			name: "latest_by run on a partition job",
+			src:  header + partitionTail + "key: [id]\nlatest_by: run\n",
+			want: []string{"latest_by: run applies to strategy merge only: a partition run replaces its whole partition, so its rows need no version from the run"},
+		},
+		{
 			name: "duckdb url without path",
 			src:  "idem: 1\njob: j\ntarget:\n  url: 'duckdb:'\n  table: t\n" + partitionTail,
 			want: []string{"target.url: duckdb: needs a file path (duckdb:warehouse.duckdb or duckdb::memory:)"},

@@ -172,8 +172,25 @@ func (j *Job) checkStrategy(ps *problemList) {
 		}
 	case "":
 		ps.add("strategy", "required: partition or merge")
+		return
 	default:
 		ps.add("strategy", "%q is not one of partition, merge", j.Strategy)
+		return
+	}
+	j.checkVersion(ps)
+}
+
+// checkVersion refuses a version column that cannot tell copies of a key
+// apart, and latest_by: run where runs do not version rows.
+func (j *Job) checkVersion(ps *problemList) {
+	if j.LatestBy == LatestByRun && j.Strategy != StrategyMerge {
+		ps.add("latest_by", "run applies to strategy merge only: a partition run replaces its whole partition, so its rows need no version from the run")
+	}
+	for _, k := range j.Key {
+		if k == j.LatestBy && k != "" && k != LatestByRun {
+			ps.add("latest_by", "%q is a column of the key: every copy of a key has the same value there, so the newest copy cannot be told (an older file loaded later would win or lose by its content alone). "+
+				"Name a column that grows when a row changes (updated_at, a version number), or set latest_by: run to let a later partition's rows (--date) replace an earlier one's", k)
+		}
 	}
 }
 
@@ -296,7 +313,7 @@ func (j *Job) namedColumns() []namedColumn {
 	for i, k := range j.Key {
 		cs = append(cs, namedColumn{fmt.Sprintf("key[%d]", i), k})
 	}
-	if j.LatestBy != "" {
+	if j.LatestBy != "" && j.LatestBy != LatestByRun { // run names no source column
 		cs = append(cs, namedColumn{"latest_by", j.LatestBy})
 	}
 	if j.DeleteWhen != "" {

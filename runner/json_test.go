@@ -12,18 +12,18 @@ func TestJSONFormsAreFlat(t *testing.T) {
 	t.Parallel()
 	res := Result{Job: "j", Partition: "p", RunID: "r", Action: ActionLoaded,
 		InputRows:  InputRows{RowsIn: 1, RowsDeduped: 2, RowsOutOfWindow: 3},
-		Writes:     Writes{Inserted: 4, Updated: 5, Deleted: 6, DeletedAbsent: 7, SkippedOlder: 8},
+		Writes:     Writes{Inserted: 4, Updated: 5, Deleted: 6, DeletedAbsent: 7, SkippedOlder: 8, KeptOnTie: 12},
 		Sums:       Sums{RowCount: 9, Checksum: "c", InputFingerprint: "f"},
 		DurationMS: 10, Error: "e",
 		Notes: Notes{OutOfWindow: []PartitionRows{{Partition: "q", Rows: 11}}, ClosesAt: "t", Reloaded: "why"}}
 	const want = `{"job":"j","partition":"p","run_id":"r","action":"loaded","rows_in":1,"rows_deduped":2,"rows_out_of_window":3,` +
-		`"inserted":4,"updated":5,"deleted":6,"deleted_absent":7,"skipped_older":8,"row_count":9,"checksum":"c",` +
+		`"inserted":4,"updated":5,"deleted":6,"deleted_absent":7,"skipped_older":8,"kept_on_tie":12,"row_count":9,"checksum":"c",` +
 		`"input_fingerprint":"f","duration_ms":10,"error":"e","out_of_window":[{"partition":"q","rows":11}],"closes_at":"t","reloaded":"why"}`
 	if got, _ := json.Marshal(res); string(got) != want {
 		t.Errorf("Result:\n got  %s\n want %s", got, want)
 	}
 	if got, _ := json.Marshal(Result{}); string(got) != `{"job":"","partition":"","run_id":"","action":"","rows_in":0,"rows_deduped":0,`+
-		`"rows_out_of_window":0,"inserted":0,"updated":0,"deleted":0,"deleted_absent":0,"skipped_older":0,"row_count":0,`+
+		`"rows_out_of_window":0,"inserted":0,"updated":0,"deleted":0,"deleted_absent":0,"skipped_older":0,"kept_on_tie":0,"row_count":0,`+
 		`"checksum":"","input_fingerprint":"","duration_ms":0}` {
 		t.Errorf("empty Result: %s", got)
 	}

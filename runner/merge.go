@@ -27,7 +27,7 @@ func (r *run) planMerge(ctx context.Context) error {
 	}
 	j := r.job
 	r.merge = engine.MergeSpec{
-		Target: r.writeTarget(), Key: j.Key, LatestBy: j.LatestBy,
+		Target: r.writeTarget(), Key: j.Key, LatestBy: j.VersionColumn(),
 		DeleteWhen: j.DeleteWhen, Cols: r.stageCols, LoadedAt: j.LoadedAt,
 	}
 	if j.DeleteWhen != "" {
@@ -87,6 +87,8 @@ func (r *run) countActions(ctx context.Context) (int64, error) {
 			r.res.DeletedAbsent = n
 		case engine.MergeSkip:
 			r.res.SkippedOlder = n
+		case engine.MergeTie:
+			r.res.KeptOnTie = n
 		}
 	}
 	return total, rows.Err()

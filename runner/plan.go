@@ -123,8 +123,8 @@ func (p PartitionPlan) outcome() string {
 	switch p.Action {
 	case ActionLoaded:
 		if p.Strategy == job.StrategyMerge {
-			return head + fmt.Sprintf("a run would merge %d rows in (%d deduped): %d inserted, %d updated, %d deleted, %d deletes of absent keys remembered, %d skipped as not newer; it would write %d rows, checksum %s (run %s). The plan rolled back: nothing was changed.",
-				r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.DeletedAbsent, r.SkippedOlder, r.RowCount, r.Checksum, short(r.RunID))
+			return head + fmt.Sprintf("a run would merge %d rows in (%d deduped): %d inserted, %d updated, %d deleted, %d deletes of absent keys remembered, %s; it would write %d rows, checksum %s (run %s). The plan rolled back: nothing was changed.",
+				r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.DeletedAbsent, r.NotWritten(), r.RowCount, r.Checksum, short(r.RunID))
 		}
 		verb := "load"
 		if r.Reloaded != "" {

@@ -133,6 +133,20 @@ type Writes struct {
 	Deleted       int64 `json:"deleted"`
 	DeletedAbsent int64 `json:"deleted_absent"` // deletes of keys the table did not hold, remembered
 	SkippedOlder  int64 `json:"skipped_older"`
+	// KeptOnTie counts staged rows whose version equals the key's current
+	// row's, and which lost to it by content (the row order): not older,
+	// and not written.
+	KeptOnTie int64 `json:"kept_on_tie"`
+}
+
+// NotWritten says what a merge's plan did not write: rows older than the
+// table's, and (when there are any) ties the table's row kept.
+func (w Writes) NotWritten() string {
+	s := fmt.Sprintf("%d skipped as not newer", w.SkippedOlder)
+	if w.KeptOnTie > 0 {
+		s += fmt.Sprintf(", %d kept on a tie (an equal version; the table's row comes first by content)", w.KeptOnTie)
+	}
+	return s
 }
 
 // Sums are what the ledger compares: the partition's (or a merge's
@@ -610,6 +624,9 @@ func (r *run) dropStaging(ctx context.Context) error {
 	// Only the tables this run made: each statement costs a few hundred
 	// microseconds, which a backfill pays for every partition.
 	tables := []string{stageTable}
+	if r.job.LatestBy == job.LatestByRun { // left by a failed versionRows
+		tables = append(tables, engine.VersionedTable)
+	}
 	if r.src == dedupTable {
 		tables = append(tables, dedupTable)
 	}
@@ -735,12 +752,18 @@ func (r *run) checkColumns(stage, target []engine.Column) error {
 		r.newCols = append(r.newCols, c)
 	}
 	for _, c := range tn {
-		if c != r.job.LoadedAt && !slices.Contains(have, c) {
+		if c != r.job.LoadedAt && !r.addsVersion(c) && !slices.Contains(have, c) {
 			return &InputError{Msg: fmt.Sprintf("%s lacks column %q, which target %s has; it would load as NULL and a reload would erase the column's values (its columns: %s)",
 				r.inputName(), c, r.job.Target.Table, strings.Join(have, ", "))}
 		}
 	}
 	return nil
+}
+
+// addsVersion reports whether target column c is the one latest_by: run
+// adds to the input (job.RunVersionColumn): the source never has it.
+func (r *run) addsVersion(c string) bool {
+	return r.job.LatestBy == job.LatestByRun && c == job.RunVersionColumn
 }
 
 // inputName names the input in messages: its files (at most 3) or the query.
@@ -819,8 +842,8 @@ func (r *run) exactColumns() []string { return exactColumns(r.job) }
 
 func exactColumns(j *job.Job) []string {
 	cols := slices.Clone([]string(j.Key))
-	if j.LatestBy != "" {
-		cols = append(cols, j.LatestBy)
+	if v := j.VersionColumn(); v != "" {
+		cols = append(cols, v)
 	}
 	return cols
 }
@@ -831,8 +854,8 @@ func (r *run) exactPaths() map[string]string {
 	for i, k := range r.job.Key {
 		paths[k] = fmt.Sprintf("key[%d]", i)
 	}
-	if r.job.LatestBy != "" {
-		paths[r.job.LatestBy] = "latest_by"
+	if v := r.job.VersionColumn(); v != "" {
+		paths[v] = "latest_by"
 	}
 	return paths
 }
@@ -917,7 +940,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 			return "", err
 		}
 	}
-	if _, err := r.s.exec(ctx, r.sql.Stage.Dedup(dedupTable, stageTable, j.Key, j.LatestBy, j.DeleteWhen, cols)); err != nil {
+	if _, err := r.s.exec(ctx, r.sql.Stage.Dedup(dedupTable, stageTable, j.Key, j.VersionColumn(), j.DeleteWhen, cols)); err != nil {
 		return "", fmt.Errorf("de-duplicating the input: %w", err)
 	}
 	kept, err := r.s.count(ctx, r.sql.Inspect.Count(r.sql.Ident(dedupTable), ""))

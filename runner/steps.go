@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/idemdata/idem/engine"
@@ -174,6 +175,9 @@ func (r *run) steps() []step {
 			step{name: "fingerprint files", do: r.fingerprintFiles},
 			step{name: "decide skip", do: r.decideSkip},
 			step{name: "stage files", do: r.stageInput, crash: CrashAfterStage})
+	}
+	if r.job.LatestBy == job.LatestByRun {
+		steps = append(steps, step{name: "version rows", do: r.versionRows})
 	}
 	steps = append(steps,
 		step{name: "check input", do: r.checkInput},
@@ -564,6 +568,37 @@ func (r *run) stageInput(ctx context.Context) error {
 		return err
 	}
 	return r.stageFiles(ctx, r.files)
+}
+
+// versionRows gives each staged row the run's version under latest_by:
+// run: the start of the run's partition, in UTC, in job.RunVersionColumn.
+// Staging is made anew with it, so every later step (checks, the target's
+// creation, de-duplication, the merge) sees it as an input column.
+func (r *run) versionRows(ctx context.Context) error {
+	if !r.staged {
+		return nil
+	}
+	cols, err := r.s.columns(ctx, r.sql, r.sql.Ident(stageTable))
+	if err != nil {
+		return err
+	}
+	if slices.Contains(names(cols), job.RunVersionColumn) {
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "latest_by", Msg: fmt.Sprintf(
+			"the source has a column %q, which latest_by: run fills with the run's partition; rename or drop it in the source", job.RunVersionColumn)}}}
+	}
+	value := r.sql.TimeLiteral(r.w.Start.UTC(), engine.KindTimestamp)
+	for _, q := range []string{
+		r.sql.Stage.StageQuery(engine.VersionedTable, engine.WithColumn(r.sql, stageTable, job.RunVersionColumn, value)),
+		r.sql.Temp.DropTemp(stageTable),
+		r.sql.Stage.StageQuery(stageTable, engine.SelectAll(r.sql, engine.VersionedTable)),
+		r.sql.Temp.DropTemp(engine.VersionedTable),
+	} {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("versioning the input by its run: %w", err)
+		}
+	}
+	r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable))
+	return err
 }
 
 // checkInput checks the staged columns against the job and the target.

@@ -110,7 +110,7 @@ func (v *verifier) pickRow(ctx context.Context, baseline engine.Table, files []s
 	if err != nil {
 		return nil, nil, "", err
 	}
-	protect := append(slices.Clone(match), j.Partition.Column, j.LatestBy, j.DeleteWhen, j.LoadedAt)
+	protect := append(slices.Clone(match), j.Partition.Column, j.VersionColumn(), j.DeleteWhen, j.LoadedAt)
 	cols, err := v.dataCols(ctx, baseline)
 	if err != nil {
 		return nil, nil, "", err

@@ -90,6 +90,8 @@ var core = map[string]string{
 	"MergeOlderFileLateChangesNothing":      "3",
 	"MergeDeletedKeyStaysDeleted":           "3",
 	"MergeEqualVersionsByContent":           "3",
+	"MergeLatestByRun":                      "3",
+	"MergeTieReportedAsTie":                 "3",
 	"SeedFixture":                           "4",
 	"TieBreakIndependentOfFileOrder":        "4",
 	"LoadedAtIsMetadata":                    "5",

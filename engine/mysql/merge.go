@@ -56,11 +56,11 @@ var _ engine.BoolTyper = Dialect{}
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-		k, stdsql.Precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), d.String(engine.MergeSkip))
+		k, stdsql.Precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), stdsql.Loses(d, m, "s", "t"))
 	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), d.Table(m.Target), keyJoin(d, m.Key, "s", "t"))
 	if m.Tombstones.Name != "" {
 		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-			k, stdsql.Precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), d.String(engine.MergeSkip))
+			k, stdsql.Precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), stdsql.Loses(d, m, "s", "x"))
 		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", d.Table(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
 	}
 	return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS SELECT s.*, CASE\n%s  ELSE %s END AS %s\n%s",

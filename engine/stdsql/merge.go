@@ -79,11 +79,11 @@ func StandardMergePlanOpts(d engine.Comparer, plan, src, action string, m engine
 	}
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-		k, precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), d.String(engine.MergeSkip))
+		k, precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), Loses(d, m, "s", "t"))
 	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), joined(m.Target), keyJoin(d, m.Key, "s", "t"))
 	if m.Tombstones.Name != "" {
 		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
-			k, precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), d.String(engine.MergeSkip))
+			k, precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), Loses(d, m, "s", "x"))
 		from += fmt.Sprintf("\n  LEFT JOIN %s AS x ON %s", joined(m.Tombstones), keyJoin(d, m.Key, "s", "x"))
 	}
 	return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT s.*, %sCASE\n%s  ELSE %s END AS %s\n%s",

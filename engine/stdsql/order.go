@@ -2,6 +2,7 @@ package stdsql
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemdata/idem/engine"
 )
@@ -120,6 +121,39 @@ func precedes(d engine.Comparer, m engine.MergeSpec, s, t string) string {
 	then(fmt.Sprintf("%s > %s OR (%s IS NOT NULL AND %s IS NULL)", sv, tv, sv, tv),
 		notDistinct(d, sv, tv))
 	return expr
+}
+
+// tied is true when rows s and t of one key have equal versions and
+// delete flags but differ in content, so that the row order decides
+// between them by content alone; "" when rows have no other column to
+// differ in.
+func tied(d engine.Comparer, m engine.MergeSpec, s, t string) string {
+	content := contentCols(m.Key, m.LatestBy, m.Cols)
+	if len(content) == 0 {
+		return ""
+	}
+	typ := colType(m.Cols, m.LatestBy)
+	conds := []string{notDistinct(d, d.ContentKey(qualify(d, s, m.LatestBy), typ), d.ContentKey(qualify(d, t, m.LatestBy), typ))}
+	if m.DeleteWhen != "" {
+		conds = append(conds, fmt.Sprintf("%s = %s", deleteFlag(d, m.DeleteWhen, s), deleteFlag(d, m.DeleteWhen, t)))
+	}
+	same := make([]string, len(content))
+	for i, c := range content {
+		same[i] = notDistinct(d, d.ContentKey(qualify(d, s, c.Name), c.Type), d.ContentKey(qualify(d, t, c.Name), c.Type))
+	}
+	conds = append(conds, "NOT ("+strings.Join(same, " AND ")+")")
+	return "(" + strings.Join(conds, " AND ") + ")"
+}
+
+// Loses is the merge plan's action for a staged row s that does not
+// precede its key's current row t: MergeTie when they tie on the version
+// (the current row is kept, first by content), else MergeSkip.
+func Loses(d engine.Comparer, m engine.MergeSpec, s, t string) string {
+	tie := tied(d, m, s, t)
+	if tie == "" {
+		return d.String(engine.MergeSkip)
+	}
+	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", tie, d.String(engine.MergeTie), d.String(engine.MergeSkip))
 }
 
 // Precedes is the row-order comparison (see precedes) for an engine that

@@ -294,8 +294,8 @@ func printResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) 
 	switch r.Action {
 	case runner.ActionLoaded:
 		if j.Strategy == job.StrategyMerge {
-			fmt.Fprintf(w, "%s: merged: %d rows in, %d deduped; %d inserted, %d updated, %d deleted, %d deletes of absent keys remembered, %d skipped as not newer; wrote %d rows, checksum %s (run %s, %d ms)\n",
-				head, r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.DeletedAbsent, r.SkippedOlder, r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
+			fmt.Fprintf(w, "%s: merged: %d rows in, %d deduped; %d inserted, %d updated, %d deleted, %d deletes of absent keys remembered, %s; wrote %d rows, checksum %s (run %s, %d ms)\n",
+				head, r.RowsIn, r.RowsDeduped, r.Inserted, r.Updated, r.Deleted, r.DeletedAbsent, r.NotWritten(), r.RowCount, r.Checksum, short(r.RunID), r.DurationMS)
 			return
 		}
 		verb := "loaded"
