@@ -3,10 +3,12 @@ package idem
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"time"
 
+	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/ledger"
 )
@@ -54,11 +56,29 @@ type Status struct {
 	Partitions []PartitionStatus
 	// Missing, Failed and Open name the partitions in those states.
 	Missing, Failed, Open []string
+	// Table is a merge job's target as it is now (nil for a partition job):
+	// a merge's runs are named by --date but write the whole table, so the
+	// ledger's partitions have no gaps to report, and a run's row count is
+	// what it wrote, not what the table holds.
+	Table *TableState
 }
 
-// OK reports whether every partition of the range is loaded and closed.
+// TableState is a merge job's target now, beside what its last run left.
+type TableState struct {
+	Name   string `json:"table"`
+	Exists bool   `json:"exists"`
+	Rows   int64  `json:"rows"`
+	// Changed says how the table differs from what the job's last merge
+	// run left (ledger table_rows): dropped, or another row count; "" when
+	// it matches, or the ledger recorded no count.
+	Changed string `json:"changed,omitempty"`
+}
+
+// OK reports whether every partition of the range is loaded and closed,
+// and a merge job's table holds what its last run left.
 func (s *Status) OK() bool {
-	return len(s.Partitions) > 0 && len(s.Missing)+len(s.Failed)+len(s.Open) == 0
+	ok := len(s.Partitions) > 0 && len(s.Missing)+len(s.Failed)+len(s.Open) == 0
+	return ok && (s.Table == nil || s.Table.Changed == "")
 }
 
 // ReadStatus reads the ledger (idem_runs and idem_failures) of j's target
@@ -73,14 +93,19 @@ func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.D
 			return nil, &job.Error{File: j.Path, Problems: []job.Problem{{Msg: err.Error()}}}
 		}
 	}
-	runs, failures, err := readLastRuns(ctx, j, lockTimeout)
+	runs, failures, table, err := readLastRuns(ctx, j, lockTimeout)
 	if err != nil {
 		return nil, err
 	}
 
-	s := &Status{Job: j.Name, From: from, To: to}
+	s := &Status{Job: j.Name, From: from, To: to, Table: table}
 	var labels []string
-	if windows == nil {
+	if j.Strategy == job.StrategyMerge {
+		labels = knownIn(runs, failures, windows)
+		if len(labels) > 0 && windows == nil {
+			s.From, s.To = labels[0], labels[len(labels)-1]
+		}
+	} else if windows == nil {
 		labels = knownSpan(j, runs, failures)
 		if len(labels) > 0 {
 			s.From, s.To = labels[0], labels[len(labels)-1]
@@ -97,26 +122,85 @@ func ReadStatus(ctx context.Context, j *Job, from, to string, lockTimeout time.D
 }
 
 // readLastRuns reads each partition's last committed run and last failed
-// attempt from j's target, opened read-only; a target with no database
-// file has none.
-func readLastRuns(ctx context.Context, j *Job, lockTimeout time.Duration) (map[string]ledger.Entry, map[string]ledger.Failure, error) {
+// attempt from j's target, opened read-only, and for a merge job the
+// table's state; a target with no database file has none.
+func readLastRuns(ctx context.Context, j *Job, lockTimeout time.Duration) (map[string]ledger.Entry, map[string]ledger.Failure, *TableState, error) {
 	db, err := OpenReadOnly(ctx, j.Target.URL, j.Dir, lockTimeout)
 	switch {
 	case errors.Is(err, fs.ErrNotExist): // no database file: nothing loaded
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	case err != nil:
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer db.Close()
 	runs, err := ledger.LastRuns(ctx, db.Conn(), db, j.Name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	failures, err := ledger.LastFailures(ctx, db.Conn(), db, j.Name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return runs, failures, nil
+	var table *TableState
+	if j.Strategy == job.StrategyMerge {
+		table, err = tableState(ctx, j, db, runs)
+	}
+	return runs, failures, table, err
+}
+
+// tableState counts a merge job's target and compares the count with what
+// the job's last merge run left.
+func tableState(ctx context.Context, j *Job, db engine.DB, runs map[string]ledger.Entry) (*TableState, error) {
+	ts := &TableState{Name: j.Target.Table}
+	t := engine.Table(j.Table())
+	q, args := db.SQL().Catalog.TableExists(t)
+	rows, err := db.Conn().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	ts.Exists = rows.Next()
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	last := ledger.Latest(runs, job.StrategyMerge)
+	if !ts.Exists {
+		if len(last) > 0 {
+			ts.Changed = "the table does not exist, though the ledger records merge runs into it"
+		}
+		return ts, nil
+	}
+	if err := db.Conn().QueryRowContext(ctx, db.SQL().Inspect.Count(db.SQL().Table(t), "")).Scan(&ts.Rows); err != nil {
+		return nil, fmt.Errorf("counting the rows of %s: %w", j.Target.Table, err)
+	}
+	if !ledger.Holds(last, ts.Rows) {
+		ts.Changed = fmt.Sprintf("the table holds %d rows; the job's last run (partition %s) left %d", ts.Rows, last[0].Partition, last[0].TableRows)
+	}
+	return ts, nil
+}
+
+// knownIn labels the partitions the ledger knows (runs or failures), in
+// order, within windows when given: a merge job's runs, with no gaps
+// between them, since its runs need not cover every partition.
+func knownIn(runs map[string]ledger.Entry, failures map[string]ledger.Failure, windows []job.Window) []string {
+	known := map[string]bool{}
+	for p := range runs {
+		known[p] = true
+	}
+	for p := range failures {
+		known[p] = true
+	}
+	in := map[string]bool{}
+	for _, w := range windows {
+		in[w.Label] = true
+	}
+	var labels []string
+	for p := range known {
+		if windows == nil || in[p] {
+			labels = append(labels, p)
+		}
+	}
+	slices.Sort(labels)
+	return labels
 }
 
 // knownSpan labels every partition between the first and the last the

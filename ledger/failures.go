@@ -173,3 +173,31 @@ func History(ctx context.Context, q engine.Querier, db engine.DB, job string) ([
 	}
 	return out, nil
 }
+
+// Latest picks, among runs (LastRuns' map), those of strategy that finished
+// last: several when they finished at one instant.
+func Latest(runs map[string]Entry, strategy string) []Entry {
+	var last []Entry
+	for _, e := range runs {
+		switch {
+		case e.Strategy != strategy:
+		case len(last) == 0 || e.FinishedAt.After(last[0].FinishedAt):
+			last = []Entry{e}
+		case e.FinishedAt.Equal(last[0].FinishedAt):
+			last = append(last, e)
+		}
+	}
+	return last
+}
+
+// Holds reports whether a table of n rows still holds what the runs that
+// finished last (Latest) left: true when one of them recorded n, or none
+// recorded a count (0: a partition run, an older idem, or an empty table).
+func Holds(last []Entry, n int64) bool {
+	for _, e := range last {
+		if e.TableRows == 0 || e.TableRows == n {
+			return true
+		}
+	}
+	return len(last) == 0
+}

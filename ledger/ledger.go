@@ -39,6 +39,10 @@ type Entry struct {
 	// TargetTable is the schema-qualified table the run wrote: a table has
 	// one owning job unless its jobs declare otherwise.
 	TargetTable string
+	// TableRows is a merge run's target's row count after it (0: not
+	// recorded, by a partition run or an older idem): a rerun is skipped
+	// only while the table still holds it.
+	TableRows int64
 }
 
 // ErrNoRun is returned by Last and Find when the ledger holds no such run.

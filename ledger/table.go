@@ -138,6 +138,8 @@ var runs = table[Entry]{
 		text("idem_version", func(e *Entry) *string { return &e.IdemVersion }),
 		nullText("target_table", func(e *Entry) *string { return &e.TargetTable }).
 			added(1, "Ledgers written by idem 0.1 lack the column (NULL: owner unknown)."),
+		integer("table_rows", func(e *Entry) *int64 { return &e.TableRows }).defaultZero().
+			added(3, "A merge run's target row count after it; 0 where not recorded."),
 	},
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
 )
 
 // actionColumn is the merge plan's column saying what happens to each row.
@@ -98,8 +99,55 @@ func (r *run) countActions(ctx context.Context) (int64, error) {
 // updated.
 func (r *run) mergeMatched(ctx context.Context) error { return r.applyMerge(ctx, true) }
 
-// mergeRest applies the rest: tombstones, then the new keys.
-func (r *run) mergeRest(ctx context.Context) error { return r.applyMerge(ctx, false) }
+// mergeRest applies the rest: tombstones, then the new keys; then it
+// counts the target's rows, which the ledger records (the rerun check).
+func (r *run) mergeRest(ctx context.Context) error {
+	if err := r.applyMerge(ctx, false); err != nil || r.merge.Target.Name == "" {
+		return err
+	}
+	var err error
+	r.tableRows, err = r.s.count(ctx, r.sql.Inspect.Count(r.sql.Table(r.merge.Target), ""))
+	return err
+}
+
+// TargetChangedError ends a merge rerun the ledger calls done whose target
+// no longer holds what the job's last run left (dropped, emptied, rows
+// deleted or added outside idem): skipping it would leave the table wrong
+// and exit 0.
+type TargetChangedError struct{ Msg string }
+
+func (e *TargetChangedError) Error() string { return e.Msg }
+
+// checkMergeTarget fails a merge rerun when the target is gone, or holds
+// another row count than the job's last merge run recorded after it (the
+// runs that finished last, where several finished at one instant).
+func (r *run) checkMergeTarget(ctx context.Context) error {
+	runs, err := ledger.LastRuns(ctx, r.s, r.db, r.job.Name)
+	if err != nil {
+		return err
+	}
+	last := ledger.Latest(runs, job.StrategyMerge)
+	if len(last) == 0 {
+		return nil
+	}
+	now := "no longer exists"
+	if r.exists {
+		n, err := r.s.count(ctx, r.sql.Inspect.Count(r.table, ""))
+		if err != nil {
+			return err
+		}
+		if ledger.Holds(last, n) {
+			return nil
+		}
+		now = fmt.Sprintf("holds %d rows", n)
+	}
+	e := last[0]
+	return &TargetChangedError{Msg: fmt.Sprintf(
+		"%s %s: run %s of this input is in the ledger, but target %s %s; the job's last run (partition %s, run %s) left %d rows. "+
+			"The table was changed outside idem, so this run is not skipped as done. To rebuild it from its inputs, drop it (with its %s table, if any) and run every partition again: idem backfill %s --from FIRST --to LAST --force; to merge this input into the table as it is, run again with --force",
+		r.job.Name, r.w.Label, short(r.res.RunID), r.job.Target.Table, now, e.Partition, short(e.RunID), e.TableRows,
+		engine.TombstoneSuffix, r.job.Path)}
+}
 
 func (r *run) applyMerge(ctx context.Context, first bool) error {
 	if r.merge.Target.Name == "" { // an empty input, allowed

@@ -658,6 +658,9 @@ func (r *run) skip(ctx context.Context) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if err := r.checkMergeTarget(ctx); err != nil {
+			return false, err
+		}
 		r.res.RowCount, r.res.Checksum = prev.RowCount, prev.Checksum
 		return true, nil
 	}
@@ -1045,7 +1048,7 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		RowsOutOfWindow: res.RowsOutOfWindow, Inserted: res.Inserted, Updated: res.Updated,
 		Deleted: res.Deleted, DeletedAbsent: res.DeletedAbsent, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
-		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(),
+		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(), TableRows: r.tableRows,
 	}
 }
 

@@ -43,6 +43,9 @@ type learned struct {
 	buildState
 	sums
 	merge engine.MergeSpec
+	// tableRows is a merge's target's row count after its writes, for the
+	// ledger (ledger.Entry.TableRows).
+	tableRows int64
 }
 
 // targetState is what the run found of its target.

@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"cmp"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"hash/fnv"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
@@ -34,6 +36,7 @@ var mergeCases = []testCase{
 	{"MergeEqualVersionsByContent", testMergeEqualVersions},
 	{"MergeLatestByRun", testMergeLatestByRun},
 	{"MergeTieReportedAsTie", testMergeTieReported},
+	{"MergeRerunChecksTarget", testMergeRerunChecksTarget},
 	{"KeysDifferingByCaseAccentOrSpace", testKeysBytewise},
 	{"MergeTombstoneNameTooLong", testMergeTombstoneNameTooLong},
 	{"MergeTombstonesGainNewColumns", testMergeTombstonesNewColumn},
@@ -401,6 +404,48 @@ columns:
 	require.Equal(t, [4]int64{0, 2, 2, 2}, [4]int64{r.Inserted, r.Updated, r.KeptOnTie, r.SkippedOlder},
 		"ties kept: 1 (alpha before beta) and the delete of 6 (a before b); ties won: 2 (Banana before apple), 3 (a value before NULL); not newer: 4 (the same row), 5 (older)")
 	require.Equal(t, []string{"1|alpha", "2|Banana", "3|zz", "4|same", "5|new"}, e.Rows("", "id", "name"))
+}
+
+// A merge rerun the ledger calls done is skipped only while the target
+// holds the row count the job's last run left: a table emptied or dropped
+// behind idem's back fails the rerun (exit 1) with how to rebuild it,
+// instead of reporting skipped and leaving it wrong.
+func testMergeRerunChecksTarget(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-28.csv", orders)
+	e.Write("in/2026-11-29.csv", "order_id,customer_id,created_at,status,amount,updated_at\n99,1,2026-11-29 10:00:00,placed,1.00,2026-11-29 10:00:00\n")
+	j := e.Job(mergeJob)
+	e.MustRun(j, "2026-11-28")
+	e.Now = e.Now.Add(time.Hour)
+	e.MustRun(j, "2026-11-29")
+	require.Equal(t, runner.ActionSkipped, e.MustRun(j, "2026-11-28").Action, "the table holds what the last run left")
+
+	st, err := idem.ReadStatus(context.Background(), j, "", "", time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, idem.TableState{Name: j.Target.Table, Exists: true, Rows: 7}, *st.Table)
+	require.Empty(t, st.Missing, "no gap between merge runs")
+	require.True(t, st.OK())
+
+	e.Exec(`DELETE FROM ` + e.Sales("orders") + ` WHERE order_id = 2`)
+	st, err = idem.ReadStatus(context.Background(), j, "", "", time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, "the table holds 6 rows; the job's last run (partition 2026-11-29) left 7", st.Table.Changed)
+	require.False(t, st.OK())
+	_, err = e.Run(j, "2026-11-28")
+	var changed *runner.TargetChangedError
+	require.ErrorAs(t, err, &changed)
+	require.ErrorContains(t, err, "holds 6 rows; the job's last run (partition 2026-11-29")
+	require.ErrorContains(t, err, "left 7 rows")
+	require.ErrorContains(t, err, "--force")
+
+	forced := e.MustRun(j, "2026-11-28", Force)
+	require.Equal(t, int64(1), forced.Inserted, "order 2 is back")
+	require.Equal(t, runner.ActionSkipped, e.MustRun(j, "2026-11-29").Action, "the forced run recorded the table's rows")
+
+	e.Exec(`DROP TABLE ` + e.Sales("orders"))
+	_, err = e.Run(j, "2026-11-29")
+	require.ErrorAs(t, err, &changed)
+	require.ErrorContains(t, err, "no longer exists")
 }
 
 // latest_by: run versions rows by their run's partition: a later
@@ -894,7 +939,7 @@ source:
   files: retail/online_retail_*.csv
 strategy: merge
 key: [InvoiceNo, StockCode, Quantity, InvoiceDate, UnitPrice]
-latest_by: InvoiceDate
+latest_by: run
 columns:
   InvoiceNo: VARCHAR
   StockCode: VARCHAR

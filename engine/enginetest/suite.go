@@ -92,6 +92,7 @@ var core = map[string]string{
 	"MergeEqualVersionsByContent":           "3",
 	"MergeLatestByRun":                      "3",
 	"MergeTieReportedAsTie":                 "3",
+	"MergeRerunChecksTarget":                "8",
 	"SeedFixture":                           "4",
 	"TieBreakIndependentOfFileOrder":        "4",
 	"LoadedAtIsMetadata":                    "5",

@@ -29,7 +29,9 @@ type statusSummary struct {
 	Missing    []string `json:"missing"`
 	Failed     []string `json:"failed"`
 	Open       []string `json:"open"`
-	ExitCode   int      `json:"exit_code"`
+	// Table is a merge job's target now (absent for a partition job).
+	Table    *idem.TableState `json:"table,omitempty"`
+	ExitCode int              `json:"exit_code"`
 }
 
 // statusCommand holds `idem status`'s flags and where it prints.
@@ -62,8 +64,14 @@ they committed): its run id, input fingerprint, counts, row count and checksum, 
 partition was closed, and when it started and finished; the last run of a partition is the
 one its rows come from. --json prints one object per run.
 
-Exit: 0 when every partition of the range is loaded and closed; 3 when some are missing,
-failed or open (or nothing is recorded); 2 for a usage or job file error; 75 when a DuckDB
+A merge job's runs are listed as they are (its runs write the whole table, so no partition
+is missing between them; a run's rows are the rows it wrote), then the table's row count now,
+and whether it differs from what the job's last run left (dropped, emptied or edited outside
+idem).
+
+Exit: 0 when every partition of the range is loaded and closed (and a merge job's table holds
+what its last run left); 3 when some are missing, failed or open, a merge job's table changed,
+or nothing is recorded; 2 for a usage or job file error; 75 when a DuckDB
 file was held past --lock-timeout, or the target could not be reached. With --history: 0, or
 2 or 75 as above. status writes nothing.`,
 		Args: cobra.ExactArgs(1),
@@ -120,14 +128,19 @@ func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
 			fmt.Fprintf(w, "%s\n", b)
 		}
 		sum := statusSummary{Summary: true, Job: s.Job, From: s.From, To: s.To, Partitions: len(s.Partitions),
-			Missing: orEmpty(s.Missing), Failed: orEmpty(s.Failed), Open: orEmpty(s.Open), ExitCode: code}
+			Missing: orEmpty(s.Missing), Failed: orEmpty(s.Failed), Open: orEmpty(s.Open), Table: s.Table, ExitCode: code}
 		b, _ := json.Marshal(sum)
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
 	if len(s.Partitions) == 0 {
 		fmt.Fprintf(w, "%s: no runs recorded\n", s.Job)
+		printTable(w, s.Table)
 		return
+	}
+	rows := "rows" // a partition's rows; a merge run's are the rows it wrote
+	if s.Table != nil {
+		rows = "rows written"
 	}
 	for _, p := range s.Partitions {
 		line := fmt.Sprintf("%s  %-7s", p.Partition, p.State)
@@ -136,7 +149,7 @@ func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
 			if p.LoadedOpen {
 				open = "loaded while open"
 			}
-			line += fmt.Sprintf("  %d rows  checksum %s  run %s  %s  finished %s", p.RowCount, p.Checksum, short(p.RunID), open, p.FinishedAt)
+			line += fmt.Sprintf("  %d %s  checksum %s  run %s  %s  finished %s", p.RowCount, rows, p.Checksum, short(p.RunID), open, p.FinishedAt)
 		}
 		if f := p.LastFailure; f != nil {
 			what := "last failure"
@@ -151,8 +164,20 @@ func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	fmt.Fprintf(w, "%s %s..%s: %d partitions, %d loaded, %d missing, %d failed, %d open\n", s.Job, s.From, s.To,
-		len(s.Partitions), len(s.Partitions)-len(s.Missing)-len(s.Failed)-len(s.Open), len(s.Missing), len(s.Failed), len(s.Open))
+	printSummary(w, s)
+}
+
+// printSummary prints status's last lines: the counts of each state, a
+// merge job's table, and the partitions that need something done.
+func printSummary(w io.Writer, s *idem.Status) {
+	if s.Table != nil {
+		fmt.Fprintf(w, "%s %s..%s: %d merge runs, %d loaded, %d failed, %d open\n", s.Job, s.From, s.To,
+			len(s.Partitions), len(s.Partitions)-len(s.Failed)-len(s.Open), len(s.Failed), len(s.Open))
+	} else {
+		fmt.Fprintf(w, "%s %s..%s: %d partitions, %d loaded, %d missing, %d failed, %d open\n", s.Job, s.From, s.To,
+			len(s.Partitions), len(s.Partitions)-len(s.Missing)-len(s.Failed)-len(s.Open), len(s.Missing), len(s.Failed), len(s.Open))
+	}
+	printTable(w, s.Table)
 	for _, l := range []struct {
 		what  string
 		parts []string
@@ -165,6 +190,21 @@ func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
 		if len(l.parts) > 0 {
 			fmt.Fprintf(w, "  %s: %s (%s)\n", l.what, strings.Join(l.parts, ", "), l.next)
 		}
+	}
+}
+
+// printTable prints a merge job's table now, and how it differs from what
+// the last run left.
+func printTable(w io.Writer, t *idem.TableState) {
+	switch {
+	case t == nil:
+	case !t.Exists:
+		fmt.Fprintf(w, "  table %s: does not exist\n", t.Name)
+	default:
+		fmt.Fprintf(w, "  table %s: %d rows\n", t.Name, t.Rows)
+	}
+	if t != nil && t.Changed != "" {
+		fmt.Fprintf(w, "  changed: %s, outside idem (rebuild: drop it, then idem backfill --force over its inputs)\n", t.Changed)
 	}
 }
 
