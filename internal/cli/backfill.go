@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,13 +126,15 @@ func (c *backfillCommand) run(ctx context.Context, path string) error {
 	}
 	began := time.Now()
 	sum := backfillSummary{Summary: true, Job: j.Name, From: c.from, To: c.to, Partitions: len(windows)}
+	out := newOutside(windows[0].Label, windows[len(windows)-1].Label)
 	b, err := idem.Backfill(ctx, j, idem.BackfillOptions{
 		Options: idem.Options{AsOf: ref, Force: c.force, AllowOpen: c.allowOpen, LockTimeout: c.lockTimeout,
 			Faults: runner.Faults{CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar)}, Logger: c.logger()},
 		From: c.from, To: c.to, Parallel: c.parallel,
-		Each: c.printEach(j, windows, &sum, prog),
+		Each: c.printEach(j, out, &sum, prog),
 	})
 	prog.finish()
+	out.print(c.stderr, j.Name)
 	if b == nil { // the target could not be opened: nothing ran
 		return c.notStarted(sum, windows, began, err)
 	}
@@ -139,7 +143,7 @@ func (c *backfillCommand) run(ctx context.Context, path string) error {
 
 // printEach returns the callback that counts each partition's result into
 // sum and prints it as it finishes.
-func (c *backfillCommand) printEach(j *job.Job, windows []job.Window, sum *backfillSummary, prog *progress) func(runner.Result, error) {
+func (c *backfillCommand) printEach(j *job.Job, out *outside, sum *backfillSummary, prog *progress) func(runner.Result, error) {
 	return func(r runner.Result, err error) {
 		switch r.Action {
 		case runner.ActionLoaded:
@@ -149,7 +153,8 @@ func (c *backfillCommand) printEach(j *job.Job, windows []job.Window, sum *backf
 			sum.Skipped++
 		}
 		prog.clear()
-		printBackfillResult(c.stdout, c.stderr, j, r, c.asJSON, windows[0].Label, windows[len(windows)-1].Label)
+		out.add(r)
+		printBackfillResult(c.stdout, c.stderr, j, r, c.asJSON)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "idem: %v\n", err)
 		}
@@ -195,29 +200,75 @@ func (c *backfillCommand) finish(sum backfillSummary, b *idem.Backfilled, began 
 	return &exitError{code, errQuiet}
 }
 
-// printBackfillResult prints a partition's result as run does, except that
-// the stderr note on out-of-window rows leaves out the partitions of the
-// backfill's own range: the backfill loads those rows itself.
-func printBackfillResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool, first, last string) {
-	note := r
-	note.OutOfWindow = nil
-	for _, p := range r.OutOfWindow {
-		if p.Partition >= first && p.Partition <= last { // labels sort as their times
-			note.RowsOutOfWindow -= p.Rows // the backfill loads them
-		} else {
-			note.OutOfWindow = append(note.OutOfWindow, p)
-		}
-	}
-	if note.RowsOutOfWindow > 0 { // listed outside the range, or not listed at all
-		printOutOfWindow(stderr, note)
-	}
+// printBackfillResult prints a partition's result as run does, but for
+// the stderr note on out-of-window rows: the backfill gathers those
+// (outside) into one note at its end.
+func printBackfillResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSON bool) {
 	if asJSON {
 		b, _ := json.Marshal(r)
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
-	r.OutOfWindow = nil // noted above
+	r.OutOfWindow = nil // noted once, at the end
 	printResult(w, stderr, j, r, false)
+}
+
+// outside gathers a backfill's input rows that belong to partitions
+// outside its range (the backfill loads the others itself), for one note
+// at its end instead of one per partition. Runs that read one input (one
+// file for the whole range) each report its rows: an input is counted
+// once, by its fingerprint.
+type outside struct {
+	first, last string
+	seen        map[string]bool  // input fingerprints counted
+	rows        map[string]int64 // per partition outside the range
+	unlisted    int64            // rows a run counted but did not list (further away, or no partition value)
+}
+
+func newOutside(first, last string) *outside {
+	return &outside{first: first, last: last, seen: map[string]bool{}, rows: map[string]int64{}}
+}
+
+func (o *outside) add(r runner.Result) {
+	if r.RowsOutOfWindow == 0 || o.seen[r.InputFingerprint] {
+		return
+	}
+	o.seen[r.InputFingerprint] = true
+	rest := r.RowsOutOfWindow
+	for _, p := range r.OutOfWindow {
+		rest -= p.Rows
+		if p.Partition < o.first || p.Partition > o.last { // labels sort as their times
+			o.rows[p.Partition] += p.Rows
+		}
+	}
+	o.unlisted += rest
+}
+
+// maxListed is how many partitions the note names; it counts the rest.
+const maxListed = 10
+
+// print writes the note, if any row was outside the range.
+func (o *outside) print(stderr io.Writer, jobName string) {
+	parts := slices.Sorted(maps.Keys(o.rows))
+	total := o.unlisted
+	var listed []string
+	for i, p := range parts {
+		total += o.rows[p]
+		if i < maxListed {
+			listed = append(listed, fmt.Sprintf("%s (%d)", p, o.rows[p]))
+		}
+	}
+	if total == 0 {
+		return
+	}
+	if n := len(parts) - maxListed; n > 0 {
+		listed = append(listed, fmt.Sprintf("%d more partitions", n))
+	}
+	if o.unlisted > 0 {
+		listed = append(listed, fmt.Sprintf("%d rows in partitions further away (or with no partition value)", o.unlisted))
+	}
+	fmt.Fprintf(stderr, "idem: %s %s..%s: %d input rows belong to partitions outside the backfill's range and were not written: %s; run those partitions to load them\n",
+		jobName, o.first, o.last, total, strings.Join(listed, ", "))
 }
 
 func printBackfillSummary(w io.Writer, s backfillSummary, asJSON bool) {

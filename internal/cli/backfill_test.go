@@ -37,7 +37,8 @@ func stable(s string) string {
 
 // A backfill prints each partition as `run` would, then a summary naming
 // what failed; rerun, it loads only what is missing. Rows of other
-// partitions of the range are not noted on stderr: the backfill loads them.
+// partitions of the range are not noted on stderr (the backfill loads
+// them); those outside it are, in one note at the end, each input's once.
 func TestBackfillHuman(t *testing.T) {
 	t.Parallel()
 	path := eventsJob(t)
@@ -49,7 +50,9 @@ ev 2026-11-29: failed; the target is unchanged
 ev 2026-11-27..2026-11-29: 3 partitions: 2 loaded (3 rows), 0 skipped, 1 failed, 0 not closed, 0 locked (MS)
   failed: 2026-11-29 (fix the cause and rerun the same backfill: it loads only what is missing)
 `, regexp.MustCompile(`checksum [0-9a-f]{16}`).ReplaceAllString(stable(out), "checksum CHECKSUM"))
-	require.Contains(t, errOut, "ev 2026-11-27: 1 input rows belong to other partitions and were not written: 2026-12-01 (1)", "only partitions outside the range")
+	require.Contains(t, errOut, "idem: ev 2026-11-27..2026-11-29: 1 input rows belong to partitions outside the backfill's range and were not written: 2026-12-01 (1); run those partitions to load them\n",
+		"only partitions outside the range, each input's rows once")
+	require.Equal(t, 1, strings.Count(errOut, "belong to"), "one note per backfill, not one per partition: %s", errOut)
 	require.Contains(t, errOut, "idem: ev partition 2026-11-29: none of the input's 4 rows falls in partition 2026-11-29")
 
 	code, out, errOut = run(t, "backfill", path, "--from", "2026-11-27", "--to", "2026-11-28", "--as-of", "2026-12-02T00:00:00Z")
@@ -179,4 +182,22 @@ func TestBackfillStopsOnJobError(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
 	require.Equal(t, []any{"2026-11-28"}, sum["not_run"])
 	require.EqualValues(t, 2, sum["exit_code"])
+}
+
+// A year of daily files, each with a late row of the day before the range:
+// one note at the end, its count the sum of the inputs' rows outside the
+// range (each input read once), never one line per partition.
+func TestBackfillOutOfWindowOneNote(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, d := range []string{"2026-11-02", "2026-11-03", "2026-11-04"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, d+".csv"), []byte("id,day\n"+d[8:]+","+d+"\n9"+d[8:]+",2026-11-01\n"), 0o644))
+	}
+	path := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("idem: 1\njob: ev\ntarget:\n  url: duckdb:t.duckdb\n  table: ev\nsource:\n  files: \"{{ date }}.csv\"\nstrategy: partition\npartition:\n  column: day\n"), 0o644))
+	code, out, errOut := run(t, "backfill", path, "--from", "2026-11-02", "--to", "2026-11-04", "--as-of", "2026-12-02T00:00:00Z")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "3 loaded (3 rows)")
+	require.Equal(t, "idem: ev 2026-11-02..2026-11-04: 3 input rows belong to partitions outside the backfill's range and were not written: 2026-11-01 (3); run those partitions to load them\n",
+		errOut)
 }
