@@ -60,3 +60,38 @@ customers 2026-11-01..2026-11-04: 2 merge runs, 2 loaded, 0 failed, 0 open
 	code, _, errOut = run(t, "status", jobPath)
 	require.Equal(t, 0, code, errOut)
 }
+
+// A merge whose latest_by is a column of its key is refused before
+// anything is read (exit 2), naming why and what to use instead.
+func TestLatestByInKeyRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026-11-28.csv"), []byte("symbol,date,close\nAAPL,2026-11-27,10\n"), 0o644))
+	jobPath := filepath.Join(dir, "prices.yaml")
+	require.NoError(t, os.WriteFile(jobPath, []byte("idem: 1\njob: prices\ntarget:\n  url: duckdb:out.duckdb\n  table: prices\nsource:\n  files: \"{{ date }}.csv\"\nstrategy: merge\nkey: [symbol, date]\nlatest_by: date\n"), 0o644))
+	code, out, errOut := run(t, "run", jobPath, "--date", "2026-11-28")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, errOut, `latest_by: "date" is a column of the key: every copy of a key has the same value there, so the newest copy cannot be told`)
+	require.Contains(t, errOut, "set latest_by: run")
+	_, err := os.Stat(filepath.Join(dir, "out.duckdb"))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing was touched")
+}
+
+// A correction with the same version that loses by content is reported as
+// a tie kept, never as "not newer", in the text line and in --json.
+func TestTieReportedAsTie(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026-11-01.csv"), []byte("id,name,updated_at\n1,alpha,2026-11-01 09:00:00\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026-11-02.csv"), []byte("id,name,updated_at\n1,beta,2026-11-01 09:00:00\n"), 0o644))
+	jobPath := filepath.Join(dir, "c.yaml")
+	require.NoError(t, os.WriteFile(jobPath, []byte("idem: 1\njob: c\ntarget:\n  url: duckdb:out.duckdb\n  table: c\nsource:\n  files: \"{{ date }}.csv\"\nstrategy: merge\nkey: [id]\nlatest_by: updated_at\n"), 0o644))
+	code, _, errOut := run(t, "run", jobPath, "--date", "2026-11-01")
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut := run(t, "run", jobPath, "--date", "2026-11-02")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "; 0 inserted, 0 updated, 0 deleted, 0 deletes of absent keys remembered, 0 skipped as not newer, 1 kept on a tie (an equal version; the table's row comes first by content); wrote 0 rows")
+	code, out, errOut = run(t, "run", jobPath, "--date", "2026-11-02", "--force", "--json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"skipped_older":0,"kept_on_tie":1,`)
+}
