@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +19,17 @@ import (
 // of reporting skipped, until a forced run merges into it again.
 func TestMergeStatusAndChangedTarget(t *testing.T) {
 	t.Parallel()
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
+			t.Parallel()
+			mergeStatusAndChangedTarget(t, shared)
+		})
+	}
+}
+
+// mergeStatusAndChangedTarget: with shared (target.shared_with), other
+// jobs may change the table's size, so only its existence is checked.
+func mergeStatusAndChangedTarget(t *testing.T, shared bool) {
 	dir := t.TempDir()
 	write := func(name, body string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
@@ -25,7 +37,11 @@ func TestMergeStatusAndChangedTarget(t *testing.T) {
 	write("2026-11-01.csv", "id,name,updated_at\n1,a,2026-11-01 09:00:00\n2,b,2026-11-01 09:00:00\n")
 	write("2026-11-04.csv", "id,name,updated_at\n2,B,2026-11-04 09:00:00\n3,c,2026-11-04 09:00:00\n")
 	jobPath := filepath.Join(dir, "customers.yaml")
-	write("customers.yaml", "idem: 1\njob: customers\ntarget:\n  url: duckdb:out.duckdb\n  table: customers\nsource:\n  files: \"{{ date }}.csv\"\nstrategy: merge\nkey: [id]\nlatest_by: updated_at\n")
+	sharing := ""
+	if shared {
+		sharing = "  shared_with: [other]\n"
+	}
+	write("customers.yaml", "idem: 1\njob: customers\ntarget:\n  url: duckdb:out.duckdb\n  table: customers\n"+sharing+"source:\n  files: \"{{ date }}.csv\"\nstrategy: merge\nkey: [id]\nlatest_by: updated_at\n")
 	for _, d := range []string{"2026-11-01", "2026-11-04"} {
 		code, _, errOut := run(t, "run", jobPath, "--date", d)
 		require.Equal(t, 0, code, errOut)
@@ -45,6 +61,14 @@ customers 2026-11-01..2026-11-04: 2 merge runs, 2 loaded, 0 failed, 0 open
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
+	if shared {
+		code, _, errOut = run(t, "status", jobPath)
+		require.Equal(t, 0, code, errOut)
+		code, out, errOut = run(t, "run", jobPath, "--date", "2026-11-01")
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "skipped")
+		return
+	}
 	code, out, _ = run(t, "status", jobPath, "--json")
 	require.Equal(t, 3, code)
 	require.Contains(t, out, `"table":{"table":"customers","exists":true,"rows":0,"changed":"the table holds 0 rows; the job's last run (partition 2026-11-04) left 3"}`)
