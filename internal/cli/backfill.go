@@ -126,7 +126,7 @@ func (c *backfillCommand) run(ctx context.Context, path string) error {
 	}
 	began := time.Now()
 	sum := backfillSummary{Summary: true, Job: j.Name, From: c.from, To: c.to, Partitions: len(windows)}
-	out := newOutside(windows[0].Label, windows[len(windows)-1].Label)
+	out := newOutside(windows[0].Label, windows[len(windows)-1].Label, "the backfill's range")
 	b, err := idem.Backfill(ctx, j, idem.BackfillOptions{
 		Options: idem.Options{AsOf: ref, Force: c.force, AllowOpen: c.allowOpen, LockTimeout: c.lockTimeout,
 			Faults: runner.Faults{CrashAt: os.Getenv(crashAtEnvVar), WaitAt: os.Getenv(waitAtEnvVar), WaitFor: os.Getenv(waitForEnvVar)}, Logger: c.logger()},
@@ -220,13 +220,14 @@ func printBackfillResult(w, stderr io.Writer, j *job.Job, r runner.Result, asJSO
 // once, by its fingerprint.
 type outside struct {
 	first, last string
+	what        string           // the range, as the note names it
 	seen        map[string]bool  // input fingerprints counted
 	rows        map[string]int64 // per partition outside the range
 	unlisted    int64            // rows a run counted but did not list (further away, or no partition value)
 }
 
-func newOutside(first, last string) *outside {
-	return &outside{first: first, last: last, seen: map[string]bool{}, rows: map[string]int64{}}
+func newOutside(first, last, what string) *outside {
+	return &outside{first: first, last: last, what: what, seen: map[string]bool{}, rows: map[string]int64{}}
 }
 
 func (o *outside) add(r runner.Result) {
@@ -267,8 +268,8 @@ func (o *outside) print(stderr io.Writer, jobName string) {
 	if o.unlisted > 0 {
 		listed = append(listed, fmt.Sprintf("%d rows in partitions further away (or with no partition value)", o.unlisted))
 	}
-	fmt.Fprintf(stderr, "idem: %s %s..%s: %d input rows belong to partitions outside the backfill's range and were not written: %s; run those partitions to load them\n",
-		jobName, o.first, o.last, total, strings.Join(listed, ", "))
+	fmt.Fprintf(stderr, "idem: %s %s..%s: %d input rows belong to partitions outside %s and were not written: %s; run those partitions to load them\n",
+		jobName, o.first, o.last, total, o.what, strings.Join(listed, ", "))
 }
 
 func printBackfillSummary(w io.Writer, s backfillSummary, asJSON bool) {

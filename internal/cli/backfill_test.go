@@ -186,7 +186,8 @@ func TestBackfillStopsOnJobError(t *testing.T) {
 
 // A year of daily files, each with a late row of the day before the range:
 // one note at the end, its count the sum of the inputs' rows outside the
-// range (each input read once), never one line per partition.
+// range (each input read once), never one line per partition; and so for
+// a run whose lookback loads several partitions.
 func TestBackfillOutOfWindowOneNote(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -199,5 +200,14 @@ func TestBackfillOutOfWindowOneNote(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "3 loaded (3 rows)")
 	require.Equal(t, "idem: ev 2026-11-02..2026-11-04: 3 input rows belong to partitions outside the backfill's range and were not written: 2026-11-01 (3); run those partitions to load them\n",
+		errOut)
+
+	// A run with lookback loads several partitions: one note for the run.
+	lookback := filepath.Join(dir, "lookback.yaml")
+	require.NoError(t, os.WriteFile(lookback, []byte("idem: 1\njob: ev\ntarget:\n  url: duckdb:t.duckdb\n  table: ev\nsource:\n  files: \"{{ date }}.csv\"\nstrategy: partition\npartition:\n  column: day\n  lookback: 1\n"), 0o644))
+	code, out, errOut = run(t, "run", lookback, "--date", "2026-11-04", "--force", "--as-of", "2026-12-02T00:00:00Z")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 2, strings.Count(out, "loaded:"), out)
+	require.Equal(t, "idem: ev 2026-11-03..2026-11-04: 2 input rows belong to partitions outside the partitions this run loaded and were not written: 2026-11-01 (2); run those partitions to load them\n",
 		errOut)
 }

@@ -246,10 +246,26 @@ func (c *runCommand) run(ctx context.Context, path string) error {
 		Progress: prog.stepFunc(),
 	})
 	prog.finish()
-	for _, r := range results {
-		printResult(c.stdout, c.stderr, j, r, c.asJSON)
-	}
+	printResults(c.stdout, c.stderr, j, results, c.asJSON)
 	return runExit(results, err)
+}
+
+// printResults prints a run's partitions. With lookback (several, oldest
+// first) the rows of other partitions get one note for the whole run,
+// leaving out those of the partitions it loaded itself.
+func printResults(w, stderr io.Writer, j *job.Job, results []runner.Result, asJSON bool) {
+	if len(results) < 2 {
+		for _, r := range results {
+			printResult(w, stderr, j, r, asJSON)
+		}
+		return
+	}
+	out := newOutside(results[0].Partition, results[len(results)-1].Partition, "the partitions this run loaded")
+	for _, r := range results {
+		out.add(r)
+		printBackfillResult(w, stderr, j, r, asJSON)
+	}
+	out.print(stderr, j.Name)
 }
 
 // runExit is the exit of a run that returned results and err.
