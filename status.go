@@ -283,6 +283,7 @@ type RunRecord struct {
 	Deleted          int64  `json:"deleted"`
 	DeletedAbsent    int64  `json:"deleted_absent"`
 	SkippedOlder     int64  `json:"skipped_older"`
+	KeptOnTie        int64  `json:"kept_on_tie"`
 	RowCount         int64  `json:"row_count"`
 	Checksum         string `json:"checksum"`
 	PartitionClosed  bool   `json:"partition_closed"`
@@ -334,7 +335,7 @@ func ReadHistory(ctx context.Context, j *Job, from, to string, lockTimeout time.
 			Partition: e.Partition, Seq: e.Seq, RunID: e.RunID, InputFingerprint: e.InputFingerprint,
 			DefinitionHash: e.DefinitionHash, Strategy: e.Strategy, RowsIn: e.RowsIn, RowsDeduped: e.RowsDeduped,
 			RowsOutOfWindow: e.RowsOutOfWindow, Inserted: e.Inserted, Updated: e.Updated, Deleted: e.Deleted,
-			DeletedAbsent: e.DeletedAbsent, SkippedOlder: e.SkippedOlder, RowCount: e.RowCount, Checksum: e.Checksum,
+			DeletedAbsent: e.DeletedAbsent, SkippedOlder: e.SkippedOlder, KeptOnTie: e.KeptOnTie, RowCount: e.RowCount, Checksum: e.Checksum,
 			PartitionClosed: e.PartitionClosed, StartedAt: e.StartedAt.UTC().Format(time.RFC3339),
 			FinishedAt: e.FinishedAt.UTC().Format(time.RFC3339), IdemVersion: e.IdemVersion,
 			Latest: i == len(runs)-1 || runs[i+1].Partition != e.Partition,

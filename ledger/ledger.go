@@ -30,6 +30,7 @@ type Entry struct {
 	Deleted          int64
 	DeletedAbsent    int64 // merge: deletes of keys the table did not hold, remembered
 	SkippedOlder     int64
+	KeptOnTie        int64 // merge: staged rows that tied on the version and lost by content
 	RowCount         int64
 	Checksum         string
 	PartitionClosed  bool

@@ -140,6 +140,8 @@ var runs = table[Entry]{
 			added(1, "Ledgers written by idem 0.1 lack the column (NULL: owner unknown)."),
 		integer("table_rows", func(e *Entry) *int64 { return &e.TableRows }).defaultZero().
 			added(3, "A merge run's target row count after it; 0 where not recorded."),
+		integer("kept_on_tie", func(e *Entry) *int64 { return &e.KeptOnTie }).defaultZero().
+			added(4, "Staged rows a merge run did not write: an equal version, the table's row first by content."),
 	},
 }
 

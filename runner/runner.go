@@ -1046,7 +1046,7 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		InputFingerprint: res.InputFingerprint, DefinitionHash: r.job.DefinitionHash(),
 		Strategy: r.job.Strategy, RowsIn: res.RowsIn, RowsDeduped: res.RowsDeduped,
 		RowsOutOfWindow: res.RowsOutOfWindow, Inserted: res.Inserted, Updated: res.Updated,
-		Deleted: res.Deleted, DeletedAbsent: res.DeletedAbsent, SkippedOlder: res.SkippedOlder, RowCount: res.RowCount,
+		Deleted: res.Deleted, DeletedAbsent: res.DeletedAbsent, SkippedOlder: res.SkippedOlder, KeptOnTie: res.KeptOnTie, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
 		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(), TableRows: r.tableRows,
 	}

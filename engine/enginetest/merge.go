@@ -404,6 +404,8 @@ columns:
 	require.Equal(t, [4]int64{0, 2, 2, 2}, [4]int64{r.Inserted, r.Updated, r.KeptOnTie, r.SkippedOlder},
 		"ties kept: 1 (alpha before beta) and the delete of 6 (a before b); ties won: 2 (Banana before apple), 3 (a value before NULL); not newer: 4 (the same row), 5 (older)")
 	require.Equal(t, []string{"1|alpha", "2|Banana", "3|zz", "4|same", "5|new"}, e.Rows("", "id", "name"))
+	require.Equal(t, []string{"0|0", "2|2"}, // partition is a reserved word on MySQL
+		e.Query(`SELECT kept_on_tie, skipped_older FROM idem_runs ORDER BY kept_on_tie`), "the ledger records ties apart")
 }
 
 // A merge rerun the ledger calls done is skipped only while the target
