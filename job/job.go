@@ -325,6 +325,9 @@ func (j *Job) applyDefaults() {
 }
 
 func formatFromPath(p string) string {
+	if urlScheme(p) != "" { // a URL's query (endpoint options) is not its name
+		p, _, _ = strings.Cut(p, "?")
+	}
 	// A gzip-compressed CSV or JSON Lines file is read as it is: every
 	// reader decompresses it.
 	if base, ok := strings.CutSuffix(strings.ToLower(p), ".gz"); ok {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -125,6 +126,7 @@ func (s Source) checkDatabase(ps *problemList) {
 // checkFiles checks the file globs and that they name one format.
 func (s Source) checkFiles(ps *problemList) {
 	formats := map[string]bool{}
+	remote := 0
 	for i, f := range s.Files {
 		path := "source.files"
 		if len(s.Files) > 1 {
@@ -136,6 +138,12 @@ func (s Source) checkFiles(ps *problemList) {
 		}
 		if err := checkTemplate(f); err != nil {
 			ps.add(path, "%v", err)
+		}
+		if sc := urlScheme(f); sc != "" {
+			remote++
+			if !slices.Contains(objectSchemes, sc) {
+				ps.add(path, "%s:// is not a scheme idem reads inputs from (s3://, https://, or a local path)", sc)
+			}
 		}
 		if ff := formatFromPath(f); ff != "" {
 			formats[ff] = true
@@ -151,6 +159,22 @@ func (s Source) checkFiles(ps *problemList) {
 	if len(formats) > 1 {
 		ps.add("source.files", "the globs name more than one format; one job reads one format")
 	}
+	if remote > 0 && remote < len(s.Files) {
+		ps.add("source.files", "names both URLs and local files; one job reads from one place")
+	}
+}
+
+// objectSchemes are the URL schemes source.files reads (input/objstore).
+var objectSchemes = []string{"s3", "http", "https"}
+
+// urlScheme is the scheme of a source.files entry that is a URL, in lower
+// case, or "" for a local path (a Windows drive letter is no scheme).
+func urlScheme(f string) string {
+	sc, _, ok := strings.Cut(f, "://")
+	if !ok || len(sc) < 2 || strings.ContainsAny(sc, `/\ {}`) {
+		return ""
+	}
+	return strings.ToLower(sc)
 }
 
 // checkStrategy checks the strategy and the fields it requires.

@@ -180,13 +180,15 @@ func (r *run) stageColumns(in *input.Input, target map[string]string) []engine.C
 
 // stageFiles reads the input files through the reader into stageTable, or,
 // on a direct first load, straight into the new target (or the table
-// built to replace it), with stageTable made empty beside it.
+// built to replace it), with stageTable made empty beside it. Input
+// objects were read at the identity the run id was taken from: their
+// spool files cannot have changed since.
 func (r *run) stageFiles(ctx context.Context, files []string) error {
 	in, err := r.scanFiles(ctx, files)
 	if err != nil {
 		return err
 	}
-	if fp := r.res.InputFingerprint; fp != "" && fp != in.Fingerprint {
+	if fp := r.res.InputFingerprint; fp != "" && fp != in.Fingerprint && r.remote == nil {
 		return changedSince(files)
 	}
 	r.scanned = in
@@ -218,7 +220,7 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 	if r.direct {
 		how += ", straight into the new table"
 	}
-	r.s.mark(KindLoad, engine.LoadNote(files, r.quoted(dest), how))
+	r.s.mark(KindLoad, engine.LoadNote(r.files, r.quoted(dest), how))
 	rows := in.Read(ctx)
 	defer rows.Close()
 	n, err := r.db.LoadRows(ctx, r.s.q, dest, cols, rows, r.s.note)
@@ -297,11 +299,11 @@ func (r *run) readError(err error) error {
 	}
 	var ie *input.Error
 	if errors.As(err, &ie) {
-		return &InputError{Msg: ie.Error(), Err: err, File: ie.File, Line: ie.Line, Column: ie.Column}
+		return &InputError{Msg: r.objectNames(ie.Error()), Err: err, File: r.objectNames(ie.File), Line: ie.Line, Column: ie.Column}
 	}
 	var ne *input.NameError
 	if errors.As(err, &ne) {
-		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "source.files", Msg: ne.Error()}}}
+		return &job.Error{File: r.job.Path, Problems: []job.Problem{{Path: "source.files", Msg: r.objectNames(ne.Error())}}}
 	}
 	return err
 }

@@ -70,6 +70,7 @@ type inputState struct {
 	src       string          // stageTable, or dedupTable when de-duplicated
 	scanned   *input.Input    // the input as the reader read it (files only)
 	inWindow  int64           // the input's rows in the partition
+	remote    *remoteInput    // the input objects, when source.files names URLs
 }
 
 // buildState is the tables a run builds beside its target (swap and
@@ -207,6 +208,7 @@ func (r *run) steps() []step {
 func (r *run) do(ctx context.Context) (err error) {
 	r.ctx = ctx
 	r.startedAt = r.opts.Now()
+	defer func() { r.remote.close() }()
 	// The markers (partition, BEGIN, lock, COMMIT) go through the same
 	// recorder as the statements, so golden files and `idem plan` show
 	// where the transaction and the lock begin and end.
@@ -414,6 +416,9 @@ func (r *run) inspectTarget(ctx context.Context) (err error) {
 // fingerprintFiles lists the input files and fingerprints their bytes.
 func (r *run) fingerprintFiles(ctx context.Context) error {
 	globs := renderGlobs(r.job, r.w)
+	if isRemote(globs) {
+		return r.listObjects(ctx, globs)
+	}
 	files, err := input.List(r.job.Dir, globs)
 	if err != nil {
 		return err
@@ -569,6 +574,13 @@ func (r *run) stageInput(ctx context.Context) error {
 	r.report(StepStaging)
 	if err := r.proto.prepareDirect(ctx, r); err != nil {
 		return err
+	}
+	if r.remote != nil {
+		paths, err := r.fetchObjects(ctx)
+		if err != nil {
+			return err
+		}
+		return r.stageFiles(ctx, paths)
 	}
 	return r.stageFiles(ctx, r.files)
 }

@@ -143,7 +143,9 @@ func decodeLenient(s string) string {
 
 // passwordParamRE finds a password given as a parameter
 // (postgres://h/db?password=…, sslpassword=…, or key=value form).
-var passwordParamRE = regexp.MustCompile(`(?i)((?:^|[?&\s])(?:ssl)?password=)`)
+// Besides passwords: the signatures, credentials and tokens of signed
+// URLs and SAS tokens (source.files may name one).
+var passwordParamRE = regexp.MustCompile(`(?i)((?:^|[?&\s])(?:(?:ssl)?password|sig|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|access_key|secret_key|secret|token)=)`)
 
 // Redact hides the passwords in a target URL, for output: the password of
 // the credentials (everything between "//" and the last '@', as

@@ -44,6 +44,10 @@ func Run(t *testing.T, h Harness) {
 func allCases() []testCase {
 	cases := []testCase{
 		{"RunTwiceFiles", testRunTwiceFiles},
+		{"ObjectsRunTwice", testObjectsRunTwice},
+		{"ObjectsReplacedWhileRead", testObjectsReplacedWhileRead},
+		{"ObjectsManyAndGlob", testObjectsManyAndGlob},
+		{"ObjectsNoMatch", testObjectsNoMatch},
 		{"RunTwiceQuery", testRunTwiceQuery},
 		{"SeedFixture", testSeedFixture},
 		{"TieBreakIndependentOfFileOrder", testTieBreak},

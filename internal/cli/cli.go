@@ -36,6 +36,12 @@ const (
 	waitForEnvVar   = "IDEM_WAIT_FOR" // tests: with IDEM_WAIT_AT, go on once this file exists
 )
 
+// secretEnv are the variables whose whole value is a secret: the
+// database's password, and the object stores' keys and tokens (their
+// standard credential chains read them).
+var secretEnv = []string{"PGPASSWORD", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN", "AZURE_CLIENT_SECRET"}
+
 // exitError carries an exit code through cobra.
 type exitError struct {
 	code int
@@ -52,9 +58,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// ${VAR}) from the start, and the job's target once it is loaded.
 	red := job.NewRedactor(args...)
 	for _, kv := range os.Environ() {
-		if k, v, _ := strings.Cut(kv, "="); strings.Contains(v, "://") || k == "PGPASSWORD" {
+		if k, v, _ := strings.Cut(kv, "="); strings.Contains(v, "://") || slices.Contains(secretEnv, k) {
 			red.Add(job.Secrets(v)...)
-			if k == "PGPASSWORD" {
+			if slices.Contains(secretEnv, k) {
 				red.Add(v)
 			}
 		}
@@ -463,6 +469,9 @@ func loadDated(path, date string, red *job.Redactor) (*job.Job, error) {
 	}
 	red.Add(job.Secrets(j.Target.URL)...)
 	red.Add(job.Secrets(j.Source.URL)...)
+	for _, f := range j.Source.Files {
+		red.Add(job.Secrets(f)...)
+	}
 	return j, nil
 }
 

@@ -1,0 +1,94 @@
+package objstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/s3blob" // s3:// URLs
+	"gocloud.dev/gcerrors"
+)
+
+// bucket is a source in object storage, reached through gocloud.dev/blob
+// (which follows each cloud's standard credential chain).
+type bucket struct {
+	b   *blob.Bucket
+	drv driver
+}
+
+// driver is what differs between stores: where a listing's identity is,
+// and how a read is made conditional on it.
+type driver interface {
+	identity(lo *blob.ListObject) string
+	ifMatch(identity string) func(as func(any) bool) error
+}
+
+func driverFor(scheme string) driver {
+	return s3Driver{}
+}
+
+// s3Driver: the identity is the ETag, a read is conditional by If-Match.
+type s3Driver struct{}
+
+func (s3Driver) identity(lo *blob.ListObject) string {
+	var o types.Object
+	if lo.As(&o) {
+		return aws.ToString(o.ETag)
+	}
+	return ""
+}
+
+func (s3Driver) ifMatch(identity string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		var in *s3.GetObjectInput
+		if !as(&in) {
+			return fmt.Errorf("cannot make the read conditional")
+		}
+		in.IfMatch = aws.String(identity)
+		return nil
+	}
+}
+
+func (b *bucket) open(ctx context.Context, key, identity string) (io.ReadCloser, error) {
+	r, err := b.b.NewReader(ctx, key, &blob.ReaderOptions{BeforeRead: b.drv.ifMatch(identity)})
+	if err == nil {
+		return r, nil
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.FailedPrecondition:
+		return nil, fmt.Errorf("%w: it was replaced (its identity is no longer %s)", ErrChanged, identity)
+	case gcerrors.NotFound:
+		return nil, fmt.Errorf("%w: it was deleted", ErrChanged)
+	}
+	return nil, err
+}
+
+func (b *bucket) close() error { return b.b.Close() }
+
+// urlInText finds URLs in a message, to keep only their scheme, host and
+// path: a query may hold a signature or a key.
+var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// Redact removes from a message what a URL in it may carry of a secret:
+// user information and the query (signed URLs, SAS tokens, endpoint
+// options).
+func Redact(msg string) string {
+	return urlInText.ReplaceAllStringFunc(msg, func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil {
+			if i := strings.IndexAny(s, "?#@"); i >= 0 {
+				return s[:i] + "…"
+			}
+			return s
+		}
+		u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+		return u.String()
+	})
+}
