@@ -263,6 +263,34 @@ func testObjectsManyAndGlob(t *testing.T, h Harness) {
 	require.Equal(t, gets, b.Gets())
 }
 
+// testObjectsKilledWhileFetching: a run killed (as by kill -9) while it
+// downloads leaves the old partition and its spool folder; the next run
+// removes the folder and loads the new objects.
+func testObjectsKilledWhileFetching(t *testing.T, h Harness) {
+	b := NewBucket(t)
+	e := NewEnv(t, h)
+	b.Put(map[string]string{"raw/2026-11-28/a.csv": day28a, "raw/2026-11-28/b.csv": day28b})
+	j := e.Job(fmt.Sprintf(objectsJob, b.URL("raw/{{ date }}/*.csv")))
+	e.MustRun(j, "2026-11-28")
+	before := e.Checksum(day28)
+	b.Put(map[string]string{"raw/2026-11-28/b.csv": strings.Replace(day28b, "7.00", "8.00", 1)})
+
+	tmp := t.TempDir()
+	env := []string{"TMPDIR=" + tmp}
+	code, _, stderr := RunBinary(t, append(env, "IDEM_CRASH_AT="+runner.CrashDuringFetch),
+		"run", j.Path, "--date", "2026-11-28", "--as-of", e.Now.Format(time.RFC3339))
+	require.NotEqual(t, 0, code, stderr)
+	require.Equal(t, before, e.Checksum(day28), "the old partition")
+	left, _ := filepath.Glob(filepath.Join(tmp, "idem-spool-*", "*"))
+	require.Len(t, left, 1, "the killed run left its spool with the one object it read")
+
+	code, stdout, stderr := RunBinary(t, env, "run", j.Path, "--date", "2026-11-28", "--as-of", e.Now.Format(time.RFC3339))
+	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	require.NotEqual(t, before, e.Checksum(day28))
+	left, _ = filepath.Glob(filepath.Join(tmp, "idem-spool-*"))
+	require.Empty(t, left, "the next run removed the killed run's spool, and its own")
+}
+
 // testObjectsNoMatch: a glob matching no object fails, unless allow_empty.
 func testObjectsNoMatch(t *testing.T, h Harness) {
 	b := NewBucket(t)

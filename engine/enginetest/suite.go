@@ -48,6 +48,7 @@ func allCases() []testCase {
 		{"ObjectsReplacedWhileRead", testObjectsReplacedWhileRead},
 		{"ObjectsManyAndGlob", testObjectsManyAndGlob},
 		{"ObjectsNoMatch", testObjectsNoMatch},
+		{"ObjectsKilledWhileFetching", testObjectsKilledWhileFetching},
 		{"RunTwiceQuery", testRunTwiceQuery},
 		{"SeedFixture", testSeedFixture},
 		{"TieBreakIndependentOfFileOrder", testTieBreak},
