@@ -34,6 +34,10 @@ type PartitionStatus struct {
 	RunID      string `json:"run_id"`
 	LoadedOpen bool   `json:"loaded_open"`
 	FinishedAt string `json:"finished_at,omitempty"`
+	// Objects are the input objects the last committed run loaded (URL,
+	// size, identity and the hash of the bytes read); none for local
+	// files or a query.
+	Objects []ledger.InputObject `json:"objects,omitempty"`
 	// LastFailure is the partition's latest failed attempt, with Fixed
 	// true when a run committed after it.
 	LastFailure *FailureStatus `json:"last_failure,omitempty"`
@@ -239,6 +243,7 @@ func partitionStatus(p string, runs map[string]ledger.Entry, failures map[string
 		ps.RowCount, ps.Checksum, ps.RunID = e.RowCount, e.Checksum, e.RunID
 		ps.LoadedOpen = !e.PartitionClosed
 		ps.FinishedAt = e.FinishedAt.UTC().Format(time.RFC3339)
+		ps.Objects, _ = e.Objects() // a ledger row that does not decode has none to show
 		if ps.LoadedOpen {
 			ps.State = StateOpen
 		}
@@ -290,6 +295,8 @@ type RunRecord struct {
 	StartedAt        string `json:"started_at"`
 	FinishedAt       string `json:"finished_at"`
 	IdemVersion      string `json:"idem_version"`
+	// Objects are the input objects the run loaded (see PartitionStatus).
+	Objects []ledger.InputObject `json:"objects,omitempty"`
 	// Latest is the partition's last run: the one its rows come from.
 	Latest bool `json:"latest"`
 }
@@ -340,6 +347,7 @@ func ReadHistory(ctx context.Context, j *Job, from, to string, lockTimeout time.
 			FinishedAt: e.FinishedAt.UTC().Format(time.RFC3339), IdemVersion: e.IdemVersion,
 			Latest: i == len(runs)-1 || runs[i+1].Partition != e.Partition,
 		})
+		h.Runs[len(h.Runs)-1].Objects, _ = e.Objects()
 	}
 	return h, nil
 }

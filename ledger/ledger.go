@@ -6,6 +6,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -44,6 +45,41 @@ type Entry struct {
 	// recorded, by a partition run or an older idem): a rerun is skipped
 	// only while the table still holds it.
 	TableRows int64
+	// InputObjects are the input objects the run loaded (EncodeObjects),
+	// "" when its input was local files or a query.
+	InputObjects string
+}
+
+// InputObject is one object a run loaded: its URL (no query, no
+// credential), size and identity as listed, and the hash of the bytes
+// read.
+type InputObject struct {
+	URL      string `json:"url"`
+	Size     int64  `json:"size"`
+	Identity string `json:"identity"`
+	SHA256   string `json:"sha256"`
+}
+
+// EncodeObjects is objs as input_objects holds them ("" for none).
+func EncodeObjects(objs []InputObject) string {
+	if len(objs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(objs)
+	return string(b)
+}
+
+// Objects are the input objects the run loaded, none for a run of local
+// files or a query.
+func (e *Entry) Objects() ([]InputObject, error) {
+	if e.InputObjects == "" {
+		return nil, nil
+	}
+	var objs []InputObject
+	if err := json.Unmarshal([]byte(e.InputObjects), &objs); err != nil {
+		return nil, fmt.Errorf("reading input_objects of run %s: %w", e.RunID, err)
+	}
+	return objs, nil
 }
 
 // ErrNoRun is returned by Last and Find when the ledger holds no such run.

@@ -142,6 +142,8 @@ var runs = table[Entry]{
 			added(3, "A merge run's target row count after it; 0 where not recorded."),
 		integer("kept_on_tie", func(e *Entry) *int64 { return &e.KeptOnTie }).defaultZero().
 			added(4, "Staged rows a merge run did not write: an equal version, the table's row first by content."),
+		nullText("input_objects", func(e *Entry) *string { return &e.InputObjects }).
+			added(5, "Ledgers written before inputs could be objects lack the column (NULL: local files or a query)."),
 	},
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemdata/idem/input/objstore"
+	"github.com/idemdata/idem/ledger"
 )
 
 // Input objects (source.files naming URLs) are listed once: the run id is
@@ -28,6 +29,15 @@ const CrashDuringFetch = "during_fetch"
 type remoteInput struct {
 	listing *objstore.Listing
 	spool   *objstore.Spool
+	read    []ledger.InputObject // as each was read, for the ledger
+}
+
+// record is what the ledger keeps of the objects the run read.
+func (ri *remoteInput) record() string {
+	if ri == nil {
+		return ""
+	}
+	return ledger.EncodeObjects(ri.read)
 }
 
 // close removes the spool and releases the listing's connections.
@@ -105,6 +115,7 @@ func (r *run) fetchObjects(ctx context.Context) ([]string, error) {
 			return nil, objectError(err)
 		}
 		paths = append(paths, f.Path)
+		r.remote.read = append(r.remote.read, ledger.InputObject{URL: o.URL, Size: o.Size, Identity: o.Identity, SHA256: f.SHA256})
 		if i == 0 {
 			r.crash(CrashDuringFetch)
 		}

@@ -1049,6 +1049,7 @@ func (r *run) entry(startedAt time.Time, closed bool) *ledger.Entry {
 		Deleted: res.Deleted, DeletedAbsent: res.DeletedAbsent, SkippedOlder: res.SkippedOlder, KeptOnTie: res.KeptOnTie, RowCount: res.RowCount,
 		Checksum: res.Checksum, PartitionClosed: closed, StartedAt: startedAt,
 		FinishedAt: r.opts.Now(), IdemVersion: Version, TargetTable: r.tableName(), TableRows: r.tableRows,
+		InputObjects: r.remote.record(),
 	}
 }
 

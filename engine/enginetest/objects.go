@@ -20,6 +20,7 @@ import (
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/s3blob" // s3:// URLs
 
+	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/internal/s3fake"
 	"github.com/idemdata/idem/runner"
 )
@@ -194,6 +195,24 @@ func testObjectsRunTwice(t *testing.T, h Harness) {
 	require.Equal(t, runner.ActionSkipped, second.Action)
 	require.Equal(t, first.RunID, second.RunID)
 	require.Equal(t, gets, b.Gets(), "an unchanged rerun reads no object")
+
+	// The ledger keeps which objects built the partition, as status
+	// shows them, and neither output holds a key.
+	st, err := idem.ReadStatus(context.Background(), j, "2026-11-28", "2026-11-28", time.Minute)
+	require.NoError(t, err)
+	objs := st.Partitions[0].Objects
+	require.Len(t, objs, 2)
+	require.Equal(t, "s3://"+b.Name+"/raw/2026-11-28/a.csv", objs[0].URL)
+	require.Equal(t, int64(len(day28a)), objs[0].Size)
+	require.NotEmpty(t, objs[0].Identity)
+	require.Equal(t, fmt.Sprintf("%x", sha256.Sum256([]byte(day28a))), objs[0].SHA256)
+	code, stdout, stderr := RunBinary(t, nil, "status", j.Path, "--from", "2026-11-28", "--to", "2026-11-29", "--json")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `"url":"s3://`+b.Name+`/raw/2026-11-29/a.csv"`)
+	noSecrets(t, stdout+stderr)
+	code, stdout, stderr = RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--as-of", e.Now.Format(time.RFC3339), "--verbose")
+	require.Equal(t, 0, code, stderr)
+	noSecrets(t, stdout+stderr)
 
 	// The same size, within the same second: a new ETag.
 	b.Put(map[string]string{"raw/2026-11-28/b.csv": strings.Replace(day28b, "placed", "shippd", 1)})

@@ -2,13 +2,18 @@ package objstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
@@ -71,6 +76,29 @@ func (b *bucket) open(ctx context.Context, key, identity string) (io.ReadCloser,
 }
 
 func (b *bucket) close() error { return b.b.Close() }
+
+// temporary reports whether a store's failure may pass: throttling, a
+// timeout, an outage, or no answer after the library's retries. Failing
+// to find credentials (the SDK's "get identity" stage) is not, even when
+// the metadata service it asked did not answer: it needs a person.
+func temporary(err error) bool {
+	if strings.Contains(err.Error(), "get identity") {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.ResourceExhausted, gcerrors.DeadlineExceeded, gcerrors.Internal:
+		return true
+	case gcerrors.Unknown:
+		var re *awshttp.ResponseError
+		if errors.As(err, &re) && (re.HTTPStatusCode() == http.StatusTooManyRequests || re.HTTPStatusCode() >= 500) {
+			return true
+		}
+		var ma *retry.MaxAttemptsError
+		var ne net.Error
+		return errors.As(err, &ma) || errors.As(err, &ne)
+	}
+	return false
+}
 
 // urlInText finds URLs in a message, to keep only their scheme, host and
 // path: a query may hold a signature or a key.

@@ -19,7 +19,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 )
 
 // ErrChanged marks an object replaced or deleted between its listing and
@@ -186,12 +185,11 @@ func display(u *url.URL, key string) string {
 
 // storeError is a store's failure to do what on url, with its reason.
 func storeError(what, url string, err error) error {
-	e := &Error{URL: url, Msg: fmt.Sprintf("%s %s: %s", what, url, Redact(err.Error()))}
-	switch gcerrors.Code(err) {
-	case gcerrors.ResourceExhausted, gcerrors.DeadlineExceeded, gcerrors.Internal, gcerrors.Unknown:
-		e.Temp = true
+	var se *Error
+	if errors.As(err, &se) {
+		return err
 	}
-	return e
+	return &Error{URL: url, Msg: fmt.Sprintf("%s %s: %s", what, url, Redact(err.Error())), Temp: temporary(err)}
 }
 
 // Error is a store's refusal or failure, its message redacted.

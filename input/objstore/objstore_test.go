@@ -210,3 +210,39 @@ func TestRedact(t *testing.T) {
 		require.NotContains(t, objstore.Redact(s), "SASSECRET", s)
 	}
 }
+
+// A scheduler acts on the kind of failure: no credentials needs a person
+// (exit 1), no answer after the retries may pass (exit 75). Neither message
+// holds a credential or the URL's query.
+func TestStoreErrors(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_REGION", "us-east-1")
+	_, err := objstore.List(ctx, []string{"s3://b/x/*.csv?endpoint=http://127.0.0.1:1&use_path_style=true"})
+	var se *objstore.Error
+	require.ErrorAs(t, err, &se)
+	require.False(t, se.Temp, "no credentials: %v", err)
+	require.Contains(t, err.Error(), "s3://b/x/")
+	require.NotContains(t, err.Error(), "endpoint=")
+
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAIDEMTESTKEY00002")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "idem/test+secret=never-printed")
+	_, err = objstore.List(ctx, []string{"s3://b/x/*.csv?endpoint=http://127.0.0.1:1&use_path_style=true"})
+	require.ErrorAs(t, err, &se)
+	require.True(t, se.Temp, "no answer after the retries: %v", err)
+	require.NotContains(t, err.Error(), "never-printed")
+	require.NotContains(t, err.Error(), "AKIAIDEMTESTKEY00002")
+
+	for status, temp := range map[int]bool{http.StatusServiceUnavailable: true, http.StatusTooManyRequests: true, http.StatusForbidden: false} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		_, err := objstore.List(ctx, []string{srv.URL + "/x.csv?sig=SASSECRET"})
+		srv.Close()
+		require.ErrorAs(t, err, &se, status)
+		require.Equal(t, temp, se.Temp, status)
+		require.NotContains(t, err.Error(), "SASSECRET")
+	}
+}

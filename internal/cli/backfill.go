@@ -107,11 +107,7 @@ func (c *backfillCommand) run(ctx context.Context, path string) error {
 	if err != nil {
 		return &exitError{ExitUsage, err}
 	}
-	c.red.Add(job.Secrets(j.Target.URL)...)
-	c.red.Add(job.Secrets(j.Source.URL)...)
-	for _, f := range j.Source.Files {
-		c.red.Add(job.Secrets(f)...)
-	}
+	addJobSecrets(c.red, j)
 	windows, err := j.Range(c.from, c.to)
 	if err != nil {
 		return &exitError{ExitUsage, err}

@@ -467,12 +467,19 @@ func loadDated(path, date string, red *job.Redactor) (*job.Job, error) {
 	if err != nil {
 		return nil, &exitError{ExitUsage, err}
 	}
+	addJobSecrets(red, j)
+	return j, nil
+}
+
+// addJobSecrets makes the redactor hide the job's secrets: its target's
+// password, and what its source.files URLs carry (a signed URL's
+// signature, a SAS token).
+func addJobSecrets(red *job.Redactor, j *job.Job) {
 	red.Add(job.Secrets(j.Target.URL)...)
 	red.Add(job.Secrets(j.Source.URL)...)
 	for _, f := range j.Source.Files {
 		red.Add(job.Secrets(f)...)
 	}
-	return j, nil
 }
 
 func asOfTime(asOf string) (time.Time, error) {

@@ -71,8 +71,7 @@ func (c *lintCommand) lint(ctx context.Context, path string, code int) int {
 		fmt.Fprintf(c.stderr, "idem: %v\n", err)
 		return ExitUsage
 	}
-	c.red.Add(job.Secrets(j.Target.URL)...)
-	c.red.Add(job.Secrets(j.Source.URL)...)
+	addJobSecrets(c.red, j)
 	for _, f := range lint.Check(j) {
 		if f.Refuses() {
 			code = ExitUsage

@@ -73,8 +73,7 @@ func (c *showCommand) run(ctx context.Context, path string) error {
 	if err != nil {
 		return &exitError{ExitUsage, err}
 	}
-	c.red.Add(job.Secrets(j.Target.URL)...)
-	c.red.Add(job.Secrets(j.Source.URL)...)
+	addJobSecrets(c.red, j)
 	if c.date != "" {
 		if j.Strategy != job.StrategyPartition {
 			return &exitError{ExitUsage, fmt.Errorf("--date: job %s merges into one table, and its --date names a run, not rows of the table; leave --date out to show the table", j.Name)}

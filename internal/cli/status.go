@@ -57,7 +57,9 @@ ledger knows, so the gaps (partitions never loaded) show.
 
 States: loaded; open (loaded while open and not confirmed since it closed: run it again once
 it is closed); failed (the latest attempt failed; the partition keeps what the last committed
-run wrote, if any); missing (never loaded).
+run wrote, if any); missing (never loaded). A partition loaded from input objects (s3://,
+https://) lists them under it: each object's URL, identity (ETag), size and the hash of the
+bytes its last run read ("objects" in --json).
 
 With --history, every committed run of each partition instead (from idem_runs, in the order
 they committed): its run id, input fingerprint, counts, row count and checksum, whether the
@@ -96,8 +98,7 @@ func (c *statusCommand) run(ctx context.Context, path string) error {
 	if err != nil {
 		return &exitError{ExitUsage, err}
 	}
-	c.red.Add(job.Secrets(j.Target.URL)...)
-	c.red.Add(job.Secrets(j.Source.URL)...)
+	addJobSecrets(c.red, j)
 	if c.history {
 		h, err := idem.ReadHistory(ctx, j, c.from, c.to, c.lockTimeout)
 		if err != nil {
@@ -161,6 +162,9 @@ func printStatus(w io.Writer, s *idem.Status, code int, asJSON bool) {
 				run = "run " + short(f.RunID)
 			}
 			line += fmt.Sprintf("  %s %s (%s): %s", what, f.FailedAt, run, oneLine(f.Error))
+		}
+		for _, o := range p.Objects {
+			line += fmt.Sprintf("\n    %s  identity %s  %d bytes  sha256 %s", o.URL, o.Identity, o.Size, short(o.SHA256))
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
