@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -335,4 +337,104 @@ func noSecrets(t *testing.T, out string) {
 	for _, s := range []string{testAccessKey, testSecretKey, url.QueryEscape(testSecretKey), url.PathEscape(testSecretKey)} {
 		require.NotContains(t, out, s)
 	}
+}
+
+// httpsStore is an HTTPS server of exact URLs with ETags that honours
+// If-Match, counting the GETs of object bytes and the HEADs.
+type httpsStore struct {
+	mu          sync.Mutex
+	objects     map[string]string // path → content
+	gets, heads int
+}
+
+func (s *httpsStore) put(path, content string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.objects[path] = content
+}
+
+func (s *httpsStore) counts() (gets, heads int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets, s.heads
+}
+
+func (s *httpsStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	body, ok := s.objects[r.URL.Path]
+	if r.Method == http.MethodHead {
+		s.heads++
+	} else if ok {
+		s.gets++
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(body)))
+	if m := r.Header.Get("If-Match"); m != "" && m != etag {
+		w.WriteHeader(http.StatusPreconditionFailed)
+		return
+	}
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if r.Method == http.MethodGet {
+		io.WriteString(w, body)
+	}
+}
+
+// testObjectsHTTPS: exact https:// URLs, over TLS, with the same
+// guarantees: an unchanged rerun is skipped without a GET; a file replaced
+// between the HEAD and the GET fails with exit 75, naming it (without the
+// signed URL's query); the rerun loads it.
+func testObjectsHTTPS(t *testing.T, h Harness) {
+	skipIfInProcess(t)
+	store := &httpsStore{objects: map[string]string{"/raw/2026-11-28/a.csv": day28a, "/raw/2026-11-28/b.csv": day28b}}
+	srv := httptest.NewTLSServer(store)
+	t.Cleanup(srv.Close)
+	e := NewEnv(t, h)
+	ca := filepath.Join(e.Dir, "ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
+	env := []string{"SSL_CERT_FILE=" + ca}
+	const sig = "X-Amz-Signature=5ecret5ignature0000"
+	j := e.Job(strings.Replace(fmt.Sprintf(objectsJob, "x"), "  files: 'x'",
+		fmt.Sprintf("  files:\n    - '%s/raw/{{ date }}/a.csv?%s'\n    - '%s/raw/{{ date }}/b.csv?%s'", srv.URL, sig, srv.URL, sig), 1))
+	run := func(extra ...string) (int, string) {
+		code, stdout, stderr := RunBinary(t, append(env, extra...), "run", j.Path, "--date", "2026-11-28", "--as-of", e.Now.Format(time.RFC3339), "--json")
+		require.NotContains(t, stdout+stderr, "5ecret5ignature")
+		return code, stdout + stderr
+	}
+	code, out := run()
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, `"action":"loaded"`)
+	before := e.Checksum(day28)
+	gets, _ := store.counts()
+	require.Equal(t, 2, gets)
+	code, out = run()
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, `"action":"skipped"`)
+	gets2, heads := store.counts()
+	require.Equal(t, gets, gets2, "an unchanged rerun reads no object")
+
+	store.put("/raw/2026-11-28/b.csv", strings.Replace(day28b, "7.00", "8.00", 1))
+	goOn := filepath.Join(e.Dir, "go-on")
+	done := make(chan struct{})
+	go func() { // once the run has listed (it then waits for goOn)
+		defer close(done)
+		deadline := time.Now().Add(time.Minute)
+		for _, h := store.counts(); h < heads+2 && time.Now().Before(deadline); _, h = store.counts() {
+			time.Sleep(20 * time.Millisecond)
+		}
+		store.put("/raw/2026-11-28/b.csv", strings.Replace(day28b, "7.00", "9.00", 1))
+		os.WriteFile(goOn, nil, 0o644)
+	}()
+	code, out = run("IDEM_WAIT_AT="+runner.WaitBeforeFetch, "IDEM_WAIT_FOR="+goOn)
+	<-done
+	require.Equal(t, 75, code, out)
+	require.Contains(t, out, srv.URL+"/raw/2026-11-28/b.csv")
+	require.Equal(t, before, e.Checksum(day28), "nothing written")
+	code, out = run()
+	require.Equal(t, 0, code, out)
+	require.Equal(t, []string{"9"}, e.Query("SELECT CAST(amount AS INTEGER) FROM "+e.Sales("orders")+" WHERE order_id = 4"))
 }

@@ -49,6 +49,7 @@ func allCases() []testCase {
 		{"ObjectsManyAndGlob", testObjectsManyAndGlob},
 		{"ObjectsNoMatch", testObjectsNoMatch},
 		{"ObjectsKilledWhileFetching", testObjectsKilledWhileFetching},
+		{"ObjectsHTTPS", testObjectsHTTPS},
 		{"RunTwiceQuery", testRunTwiceQuery},
 		{"SeedFixture", testSeedFixture},
 		{"TieBreakIndependentOfFileOrder", testTieBreak},
