@@ -45,12 +45,24 @@ func TestParseSourceProblems(t *testing.T) {
 		{"source:\n  files: in/*.csv\n" + filesTail + "  out_of_window: drop\n", "partition.out_of_window", `"drop" is not one of report, fail`},
 		{"source:\n  files: in/*.csv\n" + filesTail + "  on_null: ignore\n", "partition.on_null", `"ignore" is not one of fail, skip`},
 		{"source:\n  files: in/*.csv\n" + filesTail + "on_schema_change: sync_all_columns\n", "on_schema_change", `not one of fail, add_columns`},
+		{"source:\n  files: gs://b/{{ date }}/*.csv\n" + filesTail, "source.files", "gs:// is not a scheme idem reads inputs from"},
+		{"source:\n  files: [s3://b/x/*.csv, in/*.csv]\n" + filesTail, "source.files", "names both URLs and local files"},
 	}
 	for _, tc := range tests {
 		ps := problems(t, header+tc.src, noEnv)
 		p := findProblem(t, ps, tc.path)
 		require.Contains(t, p.Msg, tc.msg, tc.src)
 	}
+}
+
+// A URL's query (an S3-compatible endpoint) is not its name: the format
+// comes from the key's extension.
+func TestFormatOfAURL(t *testing.T) {
+	t.Parallel()
+	j := mustParse(t, header+"source:\n  files: 's3://b/{{ date }}/*.jsonl.gz?endpoint=http://h:9000&use_path_style=true'\n"+filesTail, noEnv)
+	require.Equal(t, "jsonl", j.Source.Format)
+	require.Empty(t, urlScheme(`C:\\data\\x.csv`), "a drive letter is no scheme")
+	require.Equal(t, "https", urlScheme("HTTPS://h/x.csv"))
 }
 
 func TestParseBackwardOffsetNeedsNoClosing(t *testing.T) {
