@@ -61,7 +61,7 @@ func TestFormatOfAURL(t *testing.T) {
 	t.Parallel()
 	j := mustParse(t, header+"source:\n  files: 's3://b/{{ date }}/*.jsonl.gz?endpoint=http://h:9000&use_path_style=true'\n"+filesTail, noEnv)
 	require.Equal(t, "jsonl", j.Source.Format)
-	require.Empty(t, urlScheme(`C:\\data\\x.csv`), "a drive letter is no scheme")
+	require.Empty(t, urlScheme("C://data/x.csv"), "a drive letter is no scheme")
 	require.Equal(t, "https", urlScheme("HTTPS://h/x.csv"))
 }
 
