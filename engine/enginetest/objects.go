@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,11 +61,13 @@ const (
 
 var s3Env sync.Once
 
-// Bucket is one test's bucket on the S3 server.
+// Bucket is one test's bucket on the S3 server (or the GCS one).
 type Bucket struct {
 	t        *testing.T
 	endpoint string
 	Name     string
+	Scheme   string                // s3 or gs
+	counts   func(what string) int // what: "" for object reads, "lists"
 }
 
 // NewBucket names a bucket of t's own on the S3 server (skipping, or
@@ -79,24 +82,35 @@ func NewBucket(t *testing.T) *Bucket {
 		os.Setenv("AWS_SECRET_ACCESS_KEY", testSecretKey)
 		os.Setenv("AWS_REGION", "us-east-1")
 	})
-	sum := sha256.Sum256([]byte(t.Name() + strconv.Itoa(os.Getpid())))
-	b := &Bucket{t: t, endpoint: endpoint, Name: "idem-" + hex.EncodeToString(sum[:8])}
+	b := &Bucket{t: t, endpoint: endpoint, Name: bucketName(t), Scheme: "s3"}
+	b.counts = b.count
 	t.Cleanup(b.empty)
 	return b
 }
 
+var buckets atomic.Int64
+
+// bucketName is a bucket name of t's own (of this run of t, with -count).
+func bucketName(t *testing.T) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s %d %d", t.Name(), os.Getpid(), buckets.Add(1)))
+	return "idem-" + hex.EncodeToString(sum[:8])
+}
+
 // query is what a URL needs to reach the server.
 func (b *Bucket) query() string {
+	if b.Scheme != "s3" {
+		return "" // GCS: STORAGE_EMULATOR_HOST
+	}
 	return "?endpoint=" + url.QueryEscape(b.endpoint) + "&use_path_style=true"
 }
 
-// URL is an s3:// URL (a key or key pattern) in the bucket, with the
-// server's endpoint.
-func (b *Bucket) URL(key string) string { return "s3://" + b.Name + "/" + key + b.query() }
+// URL is a URL (a key or key pattern) in the bucket, with the server's
+// endpoint.
+func (b *Bucket) URL(key string) string { return b.Scheme + "://" + b.Name + "/" + key + b.query() }
 
 func (b *Bucket) open() *blob.Bucket {
 	b.t.Helper()
-	bk, err := blob.OpenBucket(context.Background(), "s3://"+b.Name+b.query())
+	bk, err := blob.OpenBucket(context.Background(), b.Scheme+"://"+b.Name+b.query())
 	require.NoError(b.t, err)
 	return bk
 }
@@ -112,10 +126,10 @@ func (b *Bucket) Put(objects map[string]string) {
 }
 
 // Gets is how many reads of object bytes the server served the bucket.
-func (b *Bucket) Gets() int { return b.count("") }
+func (b *Bucket) Gets() int { return b.counts("") }
 
 // Lists is how many listings the server served the bucket.
-func (b *Bucket) Lists() int { return b.count("lists") }
+func (b *Bucket) Lists() int { return b.counts("lists") }
 
 func (b *Bucket) count(what string) int {
 	b.t.Helper()
@@ -131,7 +145,7 @@ func (b *Bucket) count(what string) int {
 // empty deletes the bucket's objects: tests leave nothing behind.
 func (b *Bucket) empty() {
 	ctx := context.Background()
-	bk, err := blob.OpenBucket(ctx, "s3://"+b.Name+b.query())
+	bk, err := blob.OpenBucket(ctx, b.Scheme+"://"+b.Name+b.query())
 	if err != nil {
 		return
 	}
@@ -179,19 +193,21 @@ const day29a = `order_id,customer_id,created_at,status,amount,updated_at
 // testObjectsRunTwice: an unchanged rerun is skipped from the listing
 // alone (no object read, counted at the server); rewriting one object,
 // same size, changes its partition only.
-func testObjectsRunTwice(t *testing.T, h Harness) {
-	b := NewBucket(t)
+func testObjectsRunTwice(t *testing.T, h Harness) { objectsRunTwice(t, h, NewBucket(t)) }
+
+func objectsRunTwice(t *testing.T, h Harness, b *Bucket) {
 	e := NewEnv(t, h)
 	b.Put(map[string]string{"raw/2026-11-28/a.csv": day28a, "raw/2026-11-28/b.csv": day28b, "raw/2026-11-29/a.csv": day29a})
 	j := e.Job(fmt.Sprintf(objectsJob, b.URL("raw/{{ date }}/*.csv")))
 
+	gets0 := b.Gets()
 	first := e.MustRun(j, "2026-11-28")
 	require.Equal(t, runner.ActionLoaded, first.Action)
 	require.Equal(t, int64(3), first.RowsIn)
 	e.MustRun(j, "2026-11-29")
 	sum28, sum29 := e.Checksum(day28), e.Checksum(day29)
 	gets := b.Gets()
-	require.Equal(t, 3, gets, "each object read once")
+	require.Equal(t, 3, gets-gets0, "each object read once")
 
 	second := e.MustRun(j, "2026-11-28")
 	require.Equal(t, runner.ActionSkipped, second.Action)
@@ -204,13 +220,13 @@ func testObjectsRunTwice(t *testing.T, h Harness) {
 	require.NoError(t, err)
 	objs := st.Partitions[0].Objects
 	require.Len(t, objs, 2)
-	require.Equal(t, "s3://"+b.Name+"/raw/2026-11-28/a.csv", objs[0].URL)
+	require.Equal(t, b.Scheme+"://"+b.Name+"/raw/2026-11-28/a.csv", objs[0].URL)
 	require.Equal(t, int64(len(day28a)), objs[0].Size)
 	require.NotEmpty(t, objs[0].Identity)
 	require.Equal(t, fmt.Sprintf("%x", sha256.Sum256([]byte(day28a))), objs[0].SHA256)
 	code, stdout, stderr := RunBinary(t, nil, "status", j.Path, "--from", "2026-11-28", "--to", "2026-11-29", "--json")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, stdout, `"url":"s3://`+b.Name+`/raw/2026-11-29/a.csv"`)
+	require.Contains(t, stdout, `"url":"`+b.Scheme+`://`+b.Name+`/raw/2026-11-29/a.csv"`)
 	noSecrets(t, stdout+stderr)
 	code, stdout, stderr = RunBinary(t, nil, "run", j.Path, "--date", "2026-11-28", "--as-of", e.Now.Format(time.RFC3339), "--verbose")
 	require.Equal(t, 0, code, stderr)
@@ -230,7 +246,10 @@ func testObjectsRunTwice(t *testing.T, h Harness) {
 // and its reading fails the run (exit 75), naming it, with the target as
 // it was; the rerun loads the new version.
 func testObjectsReplacedWhileRead(t *testing.T, h Harness) {
-	b := NewBucket(t)
+	objectsReplacedWhileRead(t, h, NewBucket(t))
+}
+
+func objectsReplacedWhileRead(t *testing.T, h Harness, b *Bucket) {
 	e := NewEnv(t, h)
 	b.Put(map[string]string{"raw/2026-11-28/a.csv": day28a, "raw/2026-11-28/b.csv": day28b})
 	j := e.Job(fmt.Sprintf(objectsJob, b.URL("raw/{{ date }}/*.csv")))
@@ -254,7 +273,7 @@ func testObjectsReplacedWhileRead(t *testing.T, h Harness) {
 		"run", j.Path, "--date", "2026-11-28", "--as-of", e.Now.Format(time.RFC3339))
 	<-done
 	require.Equal(t, 75, code, "stdout: %s\nstderr: %s", stdout, stderr)
-	require.Contains(t, stderr, "s3://"+b.Name+"/raw/2026-11-28/b.csv")
+	require.Contains(t, stderr, b.Scheme+"://"+b.Name+"/raw/2026-11-28/b.csv")
 	require.Equal(t, before, e.Checksum(day28), "nothing written")
 	noSecrets(t, stdout+stderr)
 

@@ -50,6 +50,8 @@ func allCases() []testCase {
 		{"ObjectsNoMatch", testObjectsNoMatch},
 		{"ObjectsKilledWhileFetching", testObjectsKilledWhileFetching},
 		{"ObjectsHTTPS", testObjectsHTTPS},
+		{"ObjectsRunTwiceGCS", testObjectsRunTwiceGCS},
+		{"ObjectsReplacedWhileReadGCS", testObjectsReplacedWhileReadGCS},
 		{"RunTwiceQuery", testRunTwiceQuery},
 		{"SeedFixture", testSeedFixture},
 		{"TieBreakIndependentOfFileOrder", testTieBreak},

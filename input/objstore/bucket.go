@@ -9,15 +9,18 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/s3blob" // s3:// URLs
+	_ "gocloud.dev/blob/gcsblob" // gs:// URLs
+	_ "gocloud.dev/blob/s3blob"  // s3:// URLs
 	"gocloud.dev/gcerrors"
 )
 
@@ -36,7 +39,34 @@ type driver interface {
 }
 
 func driverFor(scheme string) driver {
+	if scheme == "gs" {
+		return gcsDriver{}
+	}
 	return s3Driver{}
+}
+
+// gcsDriver: the identity is the object's generation (each write makes a
+// new one); a read asks for that generation, and only while it is live.
+type gcsDriver struct{}
+
+func (gcsDriver) identity(lo *blob.ListObject) string {
+	var a storage.ObjectAttrs
+	if lo.As(&a) {
+		return strconv.FormatInt(a.Generation, 10)
+	}
+	return ""
+}
+
+func (gcsDriver) ifMatch(identity string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		gen, err := strconv.ParseInt(identity, 10, 64)
+		var h **storage.ObjectHandle
+		if err != nil || !as(&h) {
+			return fmt.Errorf("cannot make the read conditional")
+		}
+		*h = (*h).Generation(gen).If(storage.Conditions{GenerationMatch: gen})
+		return nil
+	}
 }
 
 // s3Driver: the identity is the ETag, a read is conditional by If-Match.
@@ -75,8 +105,8 @@ func (b *bucket) open(ctx context.Context, key, identity string) (io.ReadCloser,
 	switch gcerrors.Code(err) {
 	case gcerrors.FailedPrecondition:
 		return nil, fmt.Errorf("%w: it was replaced (its identity is no longer %s)", ErrChanged, identity)
-	case gcerrors.NotFound:
-		return nil, fmt.Errorf("%w: it was deleted", ErrChanged)
+	case gcerrors.NotFound: // on GCS, the listed generation is gone: replaced too
+		return nil, fmt.Errorf("%w: it was replaced or deleted", ErrChanged)
 	}
 	return nil, err
 }

@@ -55,14 +55,14 @@ func IsURL(pattern string) bool {
 		return false
 	}
 	switch strings.ToLower(scheme) {
-	case "s3", "http", "https":
+	case "s3", "gs", "http", "https":
 		return true
 	}
 	return false
 }
 
 // Schemes are the URL schemes source.files takes, for messages.
-const Schemes = "s3://, https://"
+const Schemes = "s3://, gs://, https://"
 
 // Listing is the objects a set of patterns matched; Close releases the
 // connections its objects are read through.
