@@ -37,20 +37,25 @@ var S3 = Server{
 	Default: "http://127.0.0.1:9479",
 	Start:   "go run ./internal/tools/s3server -addr 127.0.0.1:9479 &",
 	Ping: func(ctx context.Context, endpoint string) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+s3fake.StatsPath, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s answers %s: not idem's test server", endpoint, resp.Status)
-		}
-		return nil
+		return pingHTTP(ctx, endpoint+s3fake.StatsPath)
 	},
+}
+
+// pingHTTP checks that a GET of u answers 200.
+func pingHTTP(ctx context.Context, u string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answers %s: not the test server", u, resp.Status)
+	}
+	return nil
 }
 
 // The test keys: what a run must never print.

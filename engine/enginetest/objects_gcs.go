@@ -3,7 +3,6 @@ package enginetest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -25,19 +24,7 @@ var GCS = Server{
 	Default: "127.0.0.1:9480",
 	Start:   "go install github.com/fsouza/fake-gcs-server@v1.56.1 && fake-gcs-server -scheme http -host 127.0.0.1 -port 9480 -backend memory &",
 	Ping: func(ctx context.Context, host string) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+"/storage/v1/b", nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s answers %s", host, resp.Status)
-		}
-		return nil
+		return pingHTTP(ctx, "http://"+host+"/storage/v1/b")
 	},
 }
 

@@ -61,9 +61,6 @@ func IsURL(pattern string) bool {
 	return false
 }
 
-// Schemes are the URL schemes source.files takes, for messages.
-const Schemes = "s3://, gs://, https://"
-
 // Listing is the objects a set of patterns matched; Close releases the
 // connections its objects are read through.
 type Listing struct {
