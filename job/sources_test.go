@@ -45,7 +45,7 @@ func TestParseSourceProblems(t *testing.T) {
 		{"source:\n  files: in/*.csv\n" + filesTail + "  out_of_window: drop\n", "partition.out_of_window", `"drop" is not one of report, fail`},
 		{"source:\n  files: in/*.csv\n" + filesTail + "  on_null: ignore\n", "partition.on_null", `"ignore" is not one of fail, skip`},
 		{"source:\n  files: in/*.csv\n" + filesTail + "on_schema_change: sync_all_columns\n", "on_schema_change", `not one of fail, add_columns`},
-		{"source:\n  files: azblob://b/{{ date }}/*.csv\n" + filesTail, "source.files", "azblob:// is not a scheme idem reads inputs from"},
+		{"source:\n  files: ftp://b/{{ date }}/*.csv\n" + filesTail, "source.files", "ftp:// is not a scheme idem reads inputs from"},
 		{"source:\n  files: [s3://b/x/*.csv, in/*.csv]\n" + filesTail, "source.files", "names both URLs and local files"},
 	}
 	for _, tc := range tests {

@@ -142,7 +142,7 @@ func (s Source) checkFiles(ps *problemList) {
 		if sc := urlScheme(f); sc != "" {
 			remote++
 			if !slices.Contains(objectSchemes, sc) {
-				ps.add(path, "%s:// is not a scheme idem reads inputs from (s3://, gs://, https://, or a local path)", sc)
+				ps.add(path, "%s:// is not a scheme idem reads inputs from (s3://, gs://, azblob://, https://, or a local path)", sc)
 			}
 		}
 		if ff := formatFromPath(f); ff != "" {
@@ -165,7 +165,7 @@ func (s Source) checkFiles(ps *problemList) {
 }
 
 // objectSchemes are the URL schemes source.files reads (input/objstore).
-var objectSchemes = []string{"s3", "gs", "http", "https"}
+var objectSchemes = []string{"s3", "gs", "azblob", "http", "https"}
 
 // urlScheme is the scheme of a source.files entry that is a URL, in lower
 // case, or "" for a local path (a Windows drive letter is no scheme).

@@ -71,7 +71,8 @@ type Bucket struct {
 	t        *testing.T
 	endpoint string
 	Name     string
-	Scheme   string                // s3 or gs
+	Scheme   string                // s3, gs or azblob
+	query    string                // what a URL needs to reach the server
 	counts   func(what string) int // what: "" for object reads, "lists"
 }
 
@@ -88,6 +89,7 @@ func NewBucket(t *testing.T) *Bucket {
 		os.Setenv("AWS_REGION", "us-east-1")
 	})
 	b := &Bucket{t: t, endpoint: endpoint, Name: bucketName(t), Scheme: "s3"}
+	b.query = "?endpoint=" + url.QueryEscape(endpoint) + "&use_path_style=true"
 	b.counts = b.count
 	t.Cleanup(b.empty)
 	return b
@@ -101,21 +103,13 @@ func bucketName(t *testing.T) string {
 	return "idem-" + hex.EncodeToString(sum[:8])
 }
 
-// query is what a URL needs to reach the server.
-func (b *Bucket) query() string {
-	if b.Scheme != "s3" {
-		return "" // GCS: STORAGE_EMULATOR_HOST
-	}
-	return "?endpoint=" + url.QueryEscape(b.endpoint) + "&use_path_style=true"
-}
-
 // URL is a URL (a key or key pattern) in the bucket, with the server's
 // endpoint.
-func (b *Bucket) URL(key string) string { return b.Scheme + "://" + b.Name + "/" + key + b.query() }
+func (b *Bucket) URL(key string) string { return b.Scheme + "://" + b.Name + "/" + key + b.query }
 
 func (b *Bucket) open() *blob.Bucket {
 	b.t.Helper()
-	bk, err := blob.OpenBucket(context.Background(), b.Scheme+"://"+b.Name+b.query())
+	bk, err := blob.OpenBucket(context.Background(), b.Scheme+"://"+b.Name+b.query)
 	require.NoError(b.t, err)
 	return bk
 }
@@ -150,7 +144,7 @@ func (b *Bucket) count(what string) int {
 // empty deletes the bucket's objects: tests leave nothing behind.
 func (b *Bucket) empty() {
 	ctx := context.Background()
-	bk, err := blob.OpenBucket(ctx, b.Scheme+"://"+b.Name+b.query())
+	bk, err := blob.OpenBucket(ctx, b.Scheme+"://"+b.Name+b.query)
 	if err != nil {
 		return
 	}

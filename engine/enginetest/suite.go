@@ -52,6 +52,8 @@ func allCases() []testCase {
 		{"ObjectsHTTPS", testObjectsHTTPS},
 		{"ObjectsRunTwiceGCS", testObjectsRunTwiceGCS},
 		{"ObjectsReplacedWhileReadGCS", testObjectsReplacedWhileReadGCS},
+		{"ObjectsRunTwiceAzure", testObjectsRunTwiceAzure},
+		{"ObjectsReplacedWhileReadAzure", testObjectsReplacedWhileReadAzure},
 		{"RunTwiceQuery", testRunTwiceQuery},
 		{"SeedFixture", testSeedFixture},
 		{"TieBreakIndependentOfFileOrder", testTieBreak},

@@ -39,8 +39,11 @@ type driver interface {
 }
 
 func driverFor(scheme string) driver {
-	if scheme == "gs" {
+	switch scheme {
+	case "gs":
 		return gcsDriver{}
+	case "azblob":
+		return azureDriver{}
 	}
 	return s3Driver{}
 }

@@ -55,7 +55,7 @@ func IsURL(pattern string) bool {
 		return false
 	}
 	switch strings.ToLower(scheme) {
-	case "s3", "gs", "http", "https":
+	case "s3", "gs", "azblob", "http", "https":
 		return true
 	}
 	return false

@@ -40,7 +40,7 @@ const (
 // database's password, and the object stores' keys and tokens (their
 // standard credential chains read them).
 var secretEnv = []string{"PGPASSWORD", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-	"AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN", "AZURE_CLIENT_SECRET"}
+	"AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_CONNECTION_STRING", "AZURE_CLIENT_SECRET"}
 
 // exitError carries an exit code through cobra.
 type exitError struct {
