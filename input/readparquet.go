@@ -240,6 +240,9 @@ func hashFiles(paths []string) func() ([]string, error) {
 // refused (none when every field is integers or booleans of the column's
 // type) into b, reused, as the load would read them.
 func (in *Input) checkParquetFile(ctx context.Context, fs fileState, b *Batch) error {
+	if err := fs.unchanged(); err != nil {
+		return err
+	}
 	pf, err := openParquet(fs.path)
 	if err != nil {
 		return err
@@ -259,7 +262,7 @@ func (in *Input) checkParquetFile(ctx context.Context, fs fileState, b *Batch) e
 	if len(fields) == 0 {
 		return nil
 	}
-	return in.readParquetFile(ctx, fs, pf, leaves, fields, func(*arena) *Batch {
+	return in.readParquetFile(ctx, fs, pf, leaves, fields, func() *Batch {
 		for _, v := range b.Cols {
 			v.truncate(0)
 		}
@@ -347,11 +350,14 @@ func (s *parquetScan) joinFileTypes(fi int, path string, fields []arrow.Field, c
 // readParquet is Read for Parquet files: a batch per record batch.
 func (in *Input) readParquet(ctx context.Context, send func(*Batch) error) error {
 	for _, fs := range in.files {
+		if err := fs.unchanged(); err != nil {
+			return err
+		}
 		pf, err := openParquet(fs.path)
 		if err != nil {
 			return err
 		}
-		err = in.readParquetFile(ctx, fs, pf, nil, nil, func(*arena) *Batch { return in.newBatch() }, send)
+		err = in.readParquetFile(ctx, fs, pf, nil, nil, in.newBatch, send)
 		pf.Close()
 		if err != nil {
 			return err
@@ -362,15 +368,12 @@ func (in *Input) readParquet(ctx context.Context, send func(*Batch) error) error
 
 // readParquetFile reads a file's leaf columns (nil: all), which are its
 // fields (nil: all), into batches that batch gives, sending each.
-func (in *Input) readParquetFile(ctx context.Context, fs fileState, pf *parquetFile, leaves, fields []int, batch func(*arena) *Batch, send func(*Batch) error) error {
-	if err := fs.unchanged(); err != nil {
-		return err
-	}
+func (in *Input) readParquetFile(ctx context.Context, fs fileState, pf *parquetFile, leaves, fields []int, batch func() *Batch, send func(*Batch) error) error {
 	lim := in.spec.Limits
 	row := int64(0)
 	err := pf.records(ctx, fs.path, leaves, func(rec arrow.RecordBatch) error {
 		ar := &arena{}
-		b := batch(ar)
+		b := batch()
 		n := int(rec.NumRows())
 		for i, col := range rec.Columns() {
 			if fields != nil {
