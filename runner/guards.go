@@ -167,7 +167,8 @@ func (r *run) dropTombstones(ctx context.Context, err error) {
 	}
 }
 
-// tombstonesExist reports whether the tombstone table exists.
+// tombstonesExist reports whether table t (the tombstones, or any table
+// beside the target) exists.
 func (r *run) tombstonesExist(ctx context.Context, t engine.Table) (bool, error) {
 	q, args := r.sql.Catalog.TableExists(t)
 	var one int

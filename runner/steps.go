@@ -259,11 +259,7 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error, rollbackMa
 		}
 	}
 	r.dropTombstones(ctx, err)
-	// A run killed after its partition's exchange leaves the exchange
-	// table; the rerun that skips builds none, so it drops that one.
-	if r.res.Action == ActionSkipped && r.caps.Exchange != nil && r.opts.plan == nil && r.job.Strategy == job.StrategyPartition {
-		r.exch = r.exchangeTable(engine.Table(r.job.Table()))
-	}
+	r.leftoverExchange(ctx)
 	if r.exch.Name != "" {
 		if _, derr := r.s.exec(ctx, r.proto.drop(r, r.exch)); derr != nil {
 			r.log.Warn("dropping the partition's exchange table", "table", r.exch.Name, "err", derr)
@@ -273,6 +269,19 @@ func (r *run) cleanUp(ctx context.Context, cleanup []step, err error, rollbackMa
 	// by saying that nothing stays.
 	if rollbackMark && r.opts.plan != nil && err != nil && !errors.Is(err, errSkipped) {
 		r.s.mark(KindRollback, "ROLLBACK")
+	}
+}
+
+// leftoverExchange: a run killed after its partition's exchange leaves the
+// exchange table; the rerun that skips builds none, so it drops that one.
+// A plan looks for it as the run does, and leaves it.
+func (r *run) leftoverExchange(ctx context.Context) {
+	if r.res.Action != ActionSkipped || r.caps.Exchange == nil || r.job.Strategy != job.StrategyPartition {
+		return
+	}
+	x := r.exchangeTable(engine.Table(r.job.Table()))
+	if found, err := r.tombstonesExist(ctx, x); err == nil && found && r.opts.plan == nil {
+		r.exch = x
 	}
 }
 
