@@ -165,7 +165,7 @@ func (r *run) checkPartitionColumn(in *input.Input) error {
 
 // stageColumns are the staged columns for the reader's columns: an
 // existing target column's own type, else the engine's type for the
-// reader's.
+// reader's; the run remembers them (noteStaged).
 func (r *run) stageColumns(in *input.Input, target map[string]string) []engine.Column {
 	cols := make([]engine.Column, len(in.Columns))
 	for i, c := range in.Columns {
@@ -175,6 +175,7 @@ func (r *run) stageColumns(in *input.Input, target map[string]string) []engine.C
 		}
 		cols[i] = engine.Column{Name: c.Name, Type: typ}
 	}
+	r.noteStaged(cols)
 	return cols
 }
 
@@ -232,6 +233,14 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 	}
 	r.res.RowsIn = n
 	return nil
+}
+
+// noteStaged remembers the types the staging table is created with.
+func (r *run) noteStaged(cols []engine.Column) {
+	r.stagedAs = make(map[string]string, len(cols))
+	for _, c := range cols {
+		r.stagedAs[c.Name] = c.Type
+	}
 }
 
 // quoted is t as the engine quotes it (a temporary table unqualified).

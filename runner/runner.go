@@ -752,6 +752,9 @@ func (r *run) checkColumns(stage, target []engine.Column) error {
 			return &InputError{Msg: fmt.Sprintf("the input has column %q, which target %s does not have (its columns: %s); set on_schema_change: add_columns to add it",
 				c.Name, r.job.Target.Table, strings.Join(tn, ", "))}
 		}
+		if typ, ok := r.stagedAs[c.Name]; ok {
+			c.Type = typ
+		}
 		r.newCols = append(r.newCols, c)
 	}
 	for _, c := range tn {

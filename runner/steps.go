@@ -67,10 +67,15 @@ type inputState struct {
 	files     []string        // the input files, for locating bad rows
 	staged    bool            // the input was read into stageTable
 	stageCols []engine.Column // the input's columns
-	src       string          // stageTable, or dedupTable when de-duplicated
-	scanned   *input.Input    // the input as the reader read it (files only)
-	inWindow  int64           // the input's rows in the partition
-	remote    *remoteInput    // the input objects, when source.files names URLs
+	// stagedAs are the staged columns' types as idem created them: a
+	// driver may report less when they are read back (MariaDB's DECIMAL
+	// loses its precision and scale), and a column added to the target
+	// takes this type.
+	stagedAs map[string]string
+	src      string       // stageTable, or dedupTable when de-duplicated
+	scanned  *input.Input // the input as the reader read it (files only)
+	inWindow int64        // the input's rows in the partition
+	remote   *remoteInput // the input objects, when source.files names URLs
 }
 
 // buildState is the tables a run builds beside its target (swap and

@@ -46,6 +46,29 @@ var oneReaderCases = []testCase{
 	{"DeclaredLengthHeldOnEveryEngine", testDeclaredLength},
 	{"JSONStoredAndTiedAsTheReadersText", testJSONTies},
 	{"JSONKeyIsAJobError", testJSONKey},
+	{"AddedDecimalColumnKeepsItsType", testAddedDecimal},
+}
+
+// A column a merge adds (on_schema_change: add_columns) gets the type the
+// reader decided, as the staging table had it: MariaDB reported a staged
+// DECIMAL(38,4) back as DECIMAL and added DECIMAL(65,30), so the same
+// files gave another table there (the differential test, seed
+// 1028994136366181, case 774).
+func testAddedDecimal(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	j := e.Job(`job: added_decimal
+source:
+  files: in/x.csv
+strategy: merge
+key: [id]
+latest_by: v
+on_schema_change: add_columns
+`)
+	e.Write("in/x.csv", "id,v\n1,3\n")
+	e.MustRun(j, "2026-01-08")
+	e.Write("in/x.csv", "id,v,n\n1,4,0.1\n2,4,123.4500\n3,4,9223372036854775807\n4,4,1e5\n")
+	e.MustRun(j, "2026-01-08")
+	require.Contains(t, e.dump()[0], "| n decimal(38,4)")
 }
 
 // dump is the env's table as canonical text (DumpTable's Lines).
