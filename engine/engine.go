@@ -539,6 +539,9 @@ type KeyIndexer interface {
 	KeyIndex(t Table, key []string) (string, []any)
 	// CreateKeyIndex creates that index on t.
 	CreateKeyIndex(t Table, key []string) string
+	// ReplaceKeyIndex creates that index on a table idem made, in place
+	// of the one it made for another key.
+	ReplaceKeyIndex(t Table, key []string) string
 }
 
 // BuildSuffix names the table a Swapper run builds to replace a target.

@@ -21,6 +21,9 @@ type Indexer interface {
 	// IndexDDL is the one statement a user runs to create that index on a
 	// table idem did not create (idem lint --target shows it).
 	IndexDDL(t Table, name, purpose string, cols []string) string
+	// DropIndex drops index name of t, if it exists: idem's unique index
+	// on a merge's key, when the job's key changed.
+	DropIndex(t Table, name string) string
 	// IndexedColumns selects, for each index of t that can serve a
 	// purpose, the purposes it serves (IndexPartition, IndexKey, joined by
 	// IndexColumnSep) and its columns in order, joined by IndexColumnSep.

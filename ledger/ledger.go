@@ -222,6 +222,41 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 	return out, nil
 }
 
+// DefinitionChanged reports whether job's latest runs (by finished_at;
+// all of them on a tie) were under another definition hash than def, or
+// none was under def: a change of the job's definition (its key, say, or
+// the key changed back) makes the next run the first under it. A clock
+// only orders runs here, to decide whether to look harder; on a tie it
+// says changed, which costs a look, never a wrong answer.
+func DefinitionChanged(ctx context.Context, q engine.Querier, db engine.DB, job, def string) (bool, error) {
+	cols := []engine.ColumnDef{{Name: "definition_hash", Type: engine.TypeText}, {Name: "finished_at", Type: engine.TypeInstant}}
+	rows, err := q.QueryContext(ctx, db.SQL().Records.Select(db.Names().Ledger, cols, []string{"job"}, nil), job)
+	if err != nil {
+		return false, fmt.Errorf("reading the ledger: %w", err)
+	}
+	defer rows.Close()
+	var latest time.Time
+	seen, other := false, false
+	for rows.Next() {
+		var d string
+		var at time.Time
+		if err := rows.Scan(&d, &at); err != nil {
+			return false, fmt.Errorf("reading the ledger: %w", err)
+		}
+		seen = seen || d == def
+		switch {
+		case at.After(latest):
+			latest, other = at, d != def
+		case at.Equal(latest):
+			other = other || d != def
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("reading the ledger: %w", err)
+	}
+	return !seen || other, nil
+}
+
 // Write records e, giving it the next sequence number of its partition. Call
 // it inside the run's transaction, after the partition lock is held.
 func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,25 +59,76 @@ func (r *run) checkPlanRows(ctx context.Context, planRows int64) error {
 	return fmt.Errorf("planning the merge: %d staged rows gave %d planned ones, and no table holds a key twice; nothing was written", r.res.RowsIn-r.res.RowsDeduped, planRows)
 }
 
-// checkFirstMerge refuses the first merge of the job onto a table it has
-// not written (a partition job's, or a user's) when the table holds any
-// key twice, on every engine: later merges check the keys they touch
-// (checkPlanRows). An engine whose merge needs a unique index on the key
-// (MySQL, MariaDB) could not add it to such a table anyway; checking on
-// every engine makes the same table the same refusal everywhere.
+// checkFirstMerge refuses the first merge of the job onto a table, or
+// its first under a changed definition (a key changed, say), when the
+// table holds any key twice, on every engine: later merges check the keys
+// they touch (checkPlanRows). The job's own earlier rows are one per key
+// of its old key, not of its new one. An engine whose merge needs a
+// unique index on the key (MySQL, MariaDB) could not add it to such a
+// table anyway; checking on every engine makes the same table the same
+// refusal everywhere.
 func (r *run) checkFirstMerge(ctx context.Context) error {
 	if r.ledger {
-		owners, err := ledger.Owners(ctx, r.s, r.db, r.tableName(), "")
-		if err != nil {
+		changed, err := ledger.DefinitionChanged(ctx, r.s, r.db, r.job.Name, r.job.DefinitionHash())
+		if err != nil || !changed {
 			return err
 		}
-		for _, o := range owners {
-			if o.Job == r.job.Name {
-				return nil
-			}
+	}
+	if err := r.repeatedKey(ctx, r.table, "", r.job.Target.Table); err != nil {
+		return err
+	}
+	return r.replaceKeyIndex(ctx)
+}
+
+// replaceKeyIndex gives a merge target idem's unique index on the job's
+// key when no unique index of the table is on exactly that key: the index
+// idem made on an earlier key refuses rows the new key keeps apart.
+func (r *run) replaceKeyIndex(ctx context.Context) error {
+	ix := r.sql.Index
+	t := engine.Table(r.job.Table())
+	if ix == nil {
+		return nil
+	}
+	name := engine.IndexName(t, engine.IndexKey)
+	create := ix.CreateIndex(t, name, engine.IndexKey, r.job.Key)
+	if len(create) == 0 {
+		return nil
+	}
+	if has, err := r.hasKeyIndex(ctx, ix, t); err != nil || has {
+		return err
+	}
+	if err := r.proto.planDDL(r, "replace the unique index on the key of "+r.job.Target.Table); err != nil {
+		return err
+	}
+	for _, q := range append([]string{ix.DropIndex(t, name)}, create...) {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("indexing the key of %s (the merge's key is %v): %w", r.job.Target.Table, r.job.Key, err)
 		}
 	}
-	return r.repeatedKey(ctx, r.table, "", r.job.Target.Table)
+	return nil
+}
+
+// hasKeyIndex reports whether t has a unique index on exactly the job's
+// key, in any order.
+func (r *run) hasKeyIndex(ctx context.Context, ix engine.Indexer, t engine.Table) (bool, error) {
+	q, args := ix.IndexedColumns(t)
+	rows, err := r.s.QueryContext(ctx, q, args...)
+	if err != nil {
+		return false, fmt.Errorf("reading the indexes of %s: %w", r.job.Target.Table, err)
+	}
+	defer rows.Close()
+	want := slices.Sorted(slices.Values(r.job.Key))
+	found := false
+	for rows.Next() {
+		var purposes, cols string
+		if err := rows.Scan(&purposes, &cols); err != nil {
+			return false, err
+		}
+		have := strings.Split(cols, engine.IndexColumnSep)
+		slices.Sort(have)
+		found = found || (slices.Contains(strings.Split(purposes, engine.IndexColumnSep), engine.IndexKey) && slices.Equal(have, want))
+	}
+	return found, rows.Err()
 }
 
 // repeatedKey returns a *RepeatedKeyError for the first key that table

@@ -1001,7 +1001,7 @@ func (r *run) checkKeyIndex(ctx context.Context) error {
 	if err := r.proto.planDDL(r, "add the unique index on the key to "+r.job.Target.Table); err != nil {
 		return err
 	}
-	if _, err := r.s.exec(ctx, ki.CreateKeyIndex(t, r.job.Key)); err != nil {
+	if _, err := r.s.exec(ctx, ki.ReplaceKeyIndex(t, r.job.Key)); err != nil {
 		// A key the table holds twice refuses the index: it is named.
 		// Looked for only now, since building the index reads the whole
 		// table anyway.

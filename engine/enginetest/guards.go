@@ -20,6 +20,7 @@ var guardCases = []testCase{
 	{"NamesTooLongRefused", testNamesTooLong},
 	{"TableNamesDifferingInCaseHaveOneOwner", testTableNameCase},
 	{"MergeOntoKeyHeldTwiceFails", testMergeKeyHeldTwice},
+	{"MergeKeyChangedAndBack", testMergeKeyChanged},
 	{"FailedFirstMergeLeavesNoTombstones", testFailedFirstMerge},
 	{"InterruptedFirstMergeLeavesNoTombstones", testInterruptedFirstMerge},
 	{"LeftoverTombstonesMadeLikeTheTarget", testLeftoverTombstones},
@@ -141,6 +142,34 @@ latest_by: updated_at
 	require.Equal(t, int64(2), r.Inserted)
 	require.Equal(t, []string{"1|placed|2026-11-29 10:00:00", "2|placed|2026-11-28 10:00:00", "3|placed|2026-11-29 10:00:00"},
 		e.Rows("", "order_id", "status", "updated_at"))
+}
+
+// A merge job whose key changes goes on merging by the new key on every
+// engine (MariaDB's unique index on the old key made the new one fail to
+// build); changed back, the rows the wider key kept apart are a key held
+// twice, named, and nothing is written.
+func testMergeKeyChanged(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	const head = "order_id,status,updated_at\n"
+	body := func(key string) string {
+		return "job: keyed\nsource:\n  files: m/{{ date }}.csv\nstrategy: merge\nkey: [" + key + "]\nlatest_by: updated_at\n"
+	}
+	e.Write("m/2026-11-28.csv", head+"1,placed,2026-11-28 10:00:00\n2,placed,2026-11-28 10:00:00\n")
+	e.MustRun(e.Job(body("order_id")), "2026-11-28")
+	e.Write("m/2026-11-29.csv", head+"1,shipped,2026-11-29 10:00:00\n2,placed,2026-11-29 10:00:00\n")
+	r := e.MustRun(e.Job(body("order_id, status")), "2026-11-29")
+	require.Equal(t, int64(1), r.Inserted)
+	require.Equal(t, int64(1), r.Updated)
+	cols := []string{"order_id", "status", "updated_at"}
+	want := []string{"1|placed|2026-11-28 10:00:00", "1|shipped|2026-11-29 10:00:00", "2|placed|2026-11-29 10:00:00"}
+	require.Equal(t, want, e.Rows("", cols...))
+
+	e.Write("m/2026-11-30.csv", head+"3,placed,2026-11-30 10:00:00\n")
+	_, err := e.Run(e.Job(body("order_id")), "2026-11-30")
+	var rk *runner.RepeatedKeyError
+	require.ErrorAs(t, err, &rk, "%v", err)
+	require.Contains(t, err.Error(), `holds key {order_id="1"} in 2 rows`)
+	require.Equal(t, want, e.Rows("", cols...), "nothing written")
 }
 
 // deletesJob merges with delete_when, its column's type left to the input.

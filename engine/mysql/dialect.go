@@ -633,6 +633,12 @@ func (d Dialect) IndexDDL(t engine.Table, name, purpose string, cols []string) s
 	return fmt.Sprintf("CREATE INDEX %s ON %s (%s)", tick(name), tickTable(t), strings.Join(ticked, ", "))
 }
 
+// DropIndex drops an index of t, if it exists (MariaDB's spelling; a
+// merge's key index is the KeyIndexer's, which replaces it itself).
+func (d Dialect) DropIndex(t engine.Table, name string) string {
+	return fmt.Sprintf("ALTER TABLE %s DROP INDEX IF EXISTS %s", tickTable(t), tick(name))
+}
+
 // IndexedColumns reads the table's indexes: a B-tree finds a partition's
 // rows by its leading columns, a unique index (a B-tree, or MariaDB's hash
 // of a long text) looks a key up. A column indexed by a prefix (sub_part)

@@ -188,3 +188,15 @@ func (d *DB) CreateKeyIndex(t engine.Table, key []string) string {
 	dl := Dialect{}
 	return fmt.Sprintf("ALTER TABLE %s ADD UNIQUE KEY %s (%s)", dl.Table(t), dl.Ident("idem_key"), dl.Idents(key))
 }
+
+// ReplaceKeyIndex puts idem_key on key in place of an idem_key on another
+// key (the job's key changed), in one statement, which fails as a whole
+// if the table holds the new key twice. MySQL has no DROP INDEX IF
+// EXISTS: there, a changed key meets the old index's name.
+func (d *DB) ReplaceKeyIndex(t engine.Table, key []string) string {
+	if !d.mariadb {
+		return d.CreateKeyIndex(t, key)
+	}
+	dl := Dialect{}
+	return fmt.Sprintf("ALTER TABLE %s DROP INDEX IF EXISTS %s, ADD UNIQUE KEY %s (%s)", dl.Table(t), dl.Ident("idem_key"), dl.Ident("idem_key"), dl.Idents(key))
+}

@@ -272,6 +272,11 @@ func (d Dialect) IndexDDL(t engine.Table, name, purpose string, cols []string) s
 	return fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING brin (%s) WITH (autosummarize = on)", d.Ident(name), d.Table(t), d.Idents(cols))
 }
 
+// DropIndex drops an index of t's schema, if it exists.
+func (d Dialect) DropIndex(t engine.Table, name string) string {
+	return "DROP INDEX IF EXISTS " + d.Table(engine.Table{Schema: t.Schema, Name: name})
+}
+
 // IndexedColumns reads the table's indexes from the catalog: any B-tree or
 // BRIN index finds a partition's rows by its leading column; a unique
 // B-tree looks a key up. (Expression columns, attnum 0, have no name and
