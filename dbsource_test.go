@@ -622,3 +622,63 @@ func TestSourceSnapshotSettings(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"1|repeatable read|on"}, headRows(t, target, dir, []string{"id"}, "id", "iso", "ro"))
 }
+
+// A first load from a source database writes the rows once, straight into
+// the new table (no staged copy inserted into it); an unchanged rerun
+// reads the source once and writes nothing but staging, which it drops.
+// The source's fingerprint is taken from the rows as read: the same
+// whatever the target engine.
+func TestSourceFirstLoadWritesRowsOnce(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, "CREATE TABLE orders (id BIGINT, day DATE, amount NUMERIC(12,2), name TEXT, ts TIMESTAMPTZ, flag BOOLEAN, f DOUBLE PRECISION)",
+		`INSERT INTO orders VALUES (1, '2026-11-28', 12.50, 'Zoë', '2026-11-28 10:00:00.123456+02', true, 0.1),
+ (2, '2026-11-28', NULL, '', NULL, NULL, NULL), (3, '2026-11-28', -7, NULL, '1970-01-02 00:00:00+00', false, -2), (4, '2026-11-29', 1, 'x', NULL, NULL, NULL)`)
+	my, _ := mysqlDatabase(t, "dst")
+	pg, _ := pgDatabase(t, "dst")
+	dir := t.TempDir()
+	fingerprints := map[string]string{}
+	for _, target := range []string{"duckdb:" + filepath.Join(dir, "w.duckdb"), pg, my, "chdb:" + filepath.Join(dir, "w.chdb")} {
+		name, _, _ := strings.Cut(target, ":")
+		t.Run(name, func(t *testing.T) {
+			j := dbJob(t, dir, target, fmt.Sprintf(partitionBody, srcURL))
+			var stmts []string
+			now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+			run := func() runner.Result {
+				stmts = nil
+				rs, err := idem.Run(context.Background(), j, idem.Options{Date: "2026-11-28", AsOf: now, Now: func() time.Time { return now }, LockTimeout: time.Minute,
+					Record: func(q string) { stmts = append(stmts, q) }})
+				require.NoError(t, err)
+				require.Len(t, rs, 1)
+				return rs[0]
+			}
+			first := run()
+			require.Equal(t, runner.ActionLoaded, first.Action)
+			require.EqualValues(t, 3, first.RowsIn)
+			all := strings.Join(stmts, "\n")
+			require.Contains(t, all, "straight into the new table", "a first load goes straight into the new table")
+			for _, q := range stmts {
+				up := strings.ToUpper(q)
+				require.False(t, strings.Contains(up, "INSERT INTO") && strings.Contains(up, "IDEM_STAGE"), "no staged rows are copied into the target: %s", q)
+			}
+			require.Len(t, targetRows(t, target, dir), 3)
+			fingerprints[name] = first.InputFingerprint
+
+			again := run()
+			require.Equal(t, runner.ActionSkipped, again.Action)
+			require.Equal(t, first.InputFingerprint, again.InputFingerprint)
+			for _, q := range stmts {
+				up := strings.TrimSpace(strings.ToUpper(q))
+				if strings.Contains(up, "IDEM_STAGE") || strings.HasPrefix(up, "--") || strings.Contains(up, "IDEM_RUNS") {
+					continue
+				}
+				for _, w := range []string{"INSERT", "DELETE", "UPDATE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "EXCHANGE"} {
+					require.False(t, strings.HasPrefix(up, w), "an unchanged rerun writes nothing to the target: %s", q)
+				}
+			}
+		})
+	}
+	require.Len(t, fingerprints, 4)
+	for name, fp := range fingerprints {
+		require.Equal(t, fingerprints["duckdb"], fp, "%s's fingerprint of the same source", name)
+	}
+}

@@ -13,15 +13,22 @@ import (
 )
 
 // A source database (source.url) is opened read-only through its engine's
-// driver and read in one snapshot (engine.SourceReader); its rows go
-// through the one reader (input.ReadRows) into the staging table, and from
-// there the run is a query source's: fingerprinted from the staged rows,
-// skipped when the ledger has that fingerprint.
+// driver and read in one snapshot (engine.SourceReader). Its rows go
+// through the one reader (input.ReadRows), once: straight into the new
+// target on a first load (direct.go), as a file's do, else into the
+// staging table. The fingerprint is taken in Go from the rows as they are
+// read (input.RowsHash), so neither a first load nor a rerun scans what
+// was written to take it; a rerun whose fingerprint the ledger has is
+// skipped, the target untouched.
 
-// stageSource reads the source database's rows into stageTable.
+// stageSource reads the source database's rows into the new target (a
+// direct first load) or stageTable, and fingerprints them.
 func (r *run) stageSource(ctx context.Context) error {
 	r.staged = true
 	r.report(StepStaging)
+	if err := r.proto.prepareDirect(ctx, r); err != nil {
+		return err
+	}
 	src, err := r.openSource(ctx)
 	if err != nil {
 		return err
@@ -37,7 +44,8 @@ func (r *run) stageSource(ctx context.Context) error {
 	if err != nil {
 		return r.sourceError(src, sourceErr{err})
 	}
-	n, lerr := r.loadSource(ctx, fromSource{rows})
+	hashed := input.HashRows(fromSource{rows})
+	n, lerr := r.loadSource(ctx, hashed)
 	cerr := rows.Close()
 	if lerr != nil {
 		return r.sourceError(src, lerr)
@@ -45,8 +53,27 @@ func (r *run) stageSource(ctx context.Context) error {
 	if cerr != nil {
 		return r.sourceError(src, sourceErr{cerr})
 	}
+	if n != hashed.Hash.Rows() {
+		return fmt.Errorf("loading the source's rows: the reader read %d rows, the database took %d", hashed.Hash.Rows(), n)
+	}
 	r.res.RowsIn = n
-	return nil
+	r.setRunID(hashed.Hash.Fingerprint())
+	r.stageCols, err = r.s.columns(ctx, r.sql, r.sql.Ident(stageTable))
+	return err
+}
+
+// decideSourceSkip decides the skip once the source's rows are read. A
+// direct first load has built its table by then: a skip drops it (in the
+// run's transaction, the rollback does).
+func (r *run) decideSourceSkip(ctx context.Context) error {
+	err := r.decideSkip(ctx)
+	if errors.Is(err, errSkipped) && r.direct && r.built != engine.Table(r.job.Table()) {
+		if _, derr := r.s.exec(ctx, r.proto.drop(r, r.built)); derr != nil {
+			return derr
+		}
+		r.built, r.direct = engine.Table{}, false
+	}
+	return err
 }
 
 // openSource opens source.url read-only: a write through it is refused by
@@ -81,8 +108,9 @@ func (r *run) sourceQuery(d engine.Dialect) string {
 }
 
 // loadSource creates the staging table for the source's columns and
-// streams the rows into it.
-func (r *run) loadSource(ctx context.Context, rows engine.SourceRows) (int64, error) {
+// streams the rows into it, or, on a direct first load of a source with
+// rows, into the new table (stageTable made empty beside it).
+func (r *run) loadSource(ctx context.Context, rows input.Rows) (int64, error) {
 	types, cols, err := r.sourceColumns(ctx, rows.Columns())
 	if err != nil {
 		return 0, err
@@ -95,11 +123,53 @@ func (r *run) loadSource(ctx context.Context, rows engine.SourceRows) (int64, er
 			return 0, fmt.Errorf("creating the staging table: %w", err)
 		}
 	}
-	r.s.mark(KindLoad, engine.LoadNote([]string{"the source database"}, r.sql.Ident(stageTable), "via "+r.db.LoadPath()))
+	dest, how := engine.Table{Name: stageTable}, "via "+r.db.LoadPath()
+	if r.direct {
+		if rows, err = r.sourceDirect(ctx, rows); err != nil {
+			return 0, err
+		}
+		if r.direct {
+			dest, how = r.built, how+", straight into the new table"
+		}
+	}
+	r.s.mark(KindLoad, engine.LoadNote([]string{"the source database"}, r.quoted(dest), how))
 	in := input.ReadRows(ctx, rows, types, r.sql.Types.Limits())
 	defer in.Close()
-	n, err := r.db.LoadRows(ctx, r.s.q, engine.Table{Name: stageTable}, cols, in, r.s.note)
+	n, err := r.db.LoadRows(ctx, r.s.q, dest, cols, in, r.s.note)
 	return n, r.readError(err)
+}
+
+// sourceDirect reads the source's first row ahead: with one, the new
+// table is created (createDirect) and the rows returned give that row
+// again first; with none, the (empty) input is staged.
+func (r *run) sourceDirect(ctx context.Context, rows input.Rows) (input.Rows, error) {
+	p := &peeked{Rows: rows, first: make([]any, len(rows.Columns()))}
+	if !rows.Next(p.first) {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		r.built, r.direct = engine.Table{}, false
+		return p, nil // an empty source: no row to give again
+	}
+	p.again = true
+	// createDirect asks only whether the input has rows: it has.
+	return p, r.createDirect(ctx, &input.Input{Columns: r.scanned.Columns, Rows: 1})
+}
+
+// peeked are rows whose first row was read ahead, into first.
+type peeked struct {
+	input.Rows
+	first []any
+	again bool // first is still to be given
+}
+
+func (p *peeked) Next(dest []any) bool {
+	if p.again {
+		p.again = false
+		copy(dest, p.first)
+		return true
+	}
+	return p.Rows.Next(dest)
 }
 
 // sourceColumns types the source's columns as the reader reads them: an

@@ -166,14 +166,14 @@ func (r *run) steps() []step {
 	}
 	steps = append(steps, r.proto.checks(r)...)
 	// Files are fingerprinted from their bytes before anything is read into
-	// the database, so a skipped run reads nothing; a query's rows can only
-	// be fingerprinted once staged.
+	// the database, so a skipped run reads nothing; a source database's
+	// rows as they are read (stageSource); a query's rows can only be
+	// fingerprinted once staged.
 	switch {
 	case r.job.Source.IsDatabase():
 		steps = append(steps,
 			step{name: "stage source", do: r.stageSource, crash: CrashAfterStage},
-			step{name: "fingerprint rows", do: r.fingerprintRows},
-			step{name: "decide skip", do: r.decideSkip})
+			step{name: "decide skip", do: r.decideSourceSkip})
 	case r.job.Source.Query != "":
 		steps = append(steps,
 			step{name: "stage query", do: r.stageQuery, crash: CrashAfterStage},
