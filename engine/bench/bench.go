@@ -32,7 +32,9 @@ type Op struct {
 	Target string `json:"target"` // duckdb: a file path; postgres, mysql: a URL; clickhouse: a chDB folder
 	Table  string `json:"table"`
 	// Kind: "load" creates the table and bulk-loads File into it; "merge"
-	// merges File into the existing table, newest updated_at wins.
+	// merges File into the existing table, newest updated_at wins; "pipe"
+	// creates the table and streams Query's rows from the PostgreSQL
+	// database Source into it through the engine's bulk load.
 	Kind   string `json:"kind"`
 	Format string `json:"format"` // csv | jsonl | parquet
 	File   string `json:"file"`
@@ -40,6 +42,10 @@ type Op struct {
 	// JSON Lines or Parquet, so their fastest path for them is the bulk
 	// load of the same rows as CSV.
 	CSV string `json:"csv,omitempty"`
+	// Source and Query: a pipe's PostgreSQL URL and the query it reads
+	// there (see engine/postgres/baseline.SourceQuery).
+	Source string `json:"source,omitempty"`
+	Query  string `json:"query,omitempty"`
 }
 
 // Baseline is one engine's side of the benchmark.

@@ -5,10 +5,15 @@ package baseline
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"math/big"
 	"strings"
+	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+	"github.com/duckdb/duckdb-go/v2" // also registers the "duckdb" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/idemdata/idem/engine/bench"
 )
@@ -65,6 +70,8 @@ func (duck) Run(ctx context.Context, op bench.Op) (int64, error) {
 			fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", bench.Ident(op.Table), read(op.Format, op.File))}
 	case "merge":
 		stmts = []string{bench.GuardedMerge(op.Table, "(SELECT * FROM "+read(op.Format, op.File)+")")}
+	case "pipe":
+		return pipe(ctx, op)
 	default:
 		return 0, fmt.Errorf("unknown baseline %q", op.Kind)
 	}
@@ -101,4 +108,76 @@ func (duck) Count(ctx context.Context, target, table string) (int64, error) {
 // in-memory DuckDB.
 func ToParquet(ctx context.Context, csv, parquet string) error {
 	return exec(ctx, "", fmt.Sprintf("COPY (SELECT * FROM %s) TO %s (FORMAT parquet)", read("csv", csv), bench.Str(parquet)))
+}
+
+// pipe streams op.Query's rows from the PostgreSQL database op.Source
+// into a new table through DuckDB's appender: pgx reads them in
+// PostgreSQL's binary format, each row appended as it arrives.
+func pipe(ctx context.Context, op bench.Op) (int64, error) {
+	src, err := pgx.Connect(ctx, op.Source)
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close(ctx)
+	db, err := open(op.Target)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	if err := bench.Exec(ctx, db, bench.Create(op.Table, bench.Same)); err != nil {
+		return 0, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", op.Table)
+		if err != nil {
+			return err
+		}
+		rows, err := src.Query(ctx, op.Query)
+		if err != nil {
+			app.Close()
+			return err
+		}
+		defer rows.Close()
+		var id, customer int64
+		var day, at time.Time
+		var status string
+		var amount pgtype.Numeric
+		for rows.Next() {
+			if err := rows.Scan(&id, &customer, &day, &status, &amount, &at); err != nil {
+				app.Close()
+				return err
+			}
+			if err := app.AppendRow(id, customer, day, status, cents(amount), at); err != nil {
+				app.Close()
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			app.Close()
+			return err
+		}
+		return app.Close()
+	})
+	if err != nil {
+		return 0, err
+	}
+	return bench.ExecCount(ctx, db, op)
+}
+
+// cents is a NUMERIC(12,2) as DuckDB's DECIMAL(12,2).
+func cents(n pgtype.Numeric) duckdb.Decimal {
+	v := new(big.Int).Set(n.Int)
+	ten := big.NewInt(10)
+	for e := n.Exp; e > -2; e-- {
+		v.Mul(v, ten)
+	}
+	for e := n.Exp; e < -2; e++ {
+		v.Quo(v, ten)
+	}
+	return duckdb.Decimal{Width: 12, Scale: 2, Value: v}
 }

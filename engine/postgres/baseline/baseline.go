@@ -5,6 +5,7 @@ package baseline
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -45,6 +46,17 @@ func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
 		if _, err := tx.Exec(ctx, bench.Create(op.Table, pgType)); err != nil {
 			return 0, err
 		}
+	case "pipe":
+		if _, err := tx.Exec(ctx, bench.Create(op.Table, pgType)); err != nil {
+			return 0, err
+		}
+		if err := pipe(ctx, tx.Conn(), op); err != nil {
+			return 0, err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return 0, err
+		}
+		return count(ctx, conn, op.Table)
 	case "merge":
 		dest = "bench_stage"
 		if _, err := tx.Exec(ctx, fmt.Sprintf("CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP", bench.Ident(dest), bench.Ident(op.Table))); err != nil {
@@ -64,9 +76,65 @@ func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return 0, err
 	}
+	return count(ctx, conn, op.Table)
+}
+
+func count(ctx context.Context, conn *pgx.Conn, table string) (int64, error) {
 	var n int64
-	err = conn.QueryRow(ctx, "SELECT count(*) FROM "+bench.Ident(op.Table)).Scan(&n)
+	err := conn.QueryRow(ctx, "SELECT count(*) FROM "+bench.Ident(table)).Scan(&n)
 	return n, err
+}
+
+// pipe streams op.Query's rows from op.Source into op.Table through
+// conn: COPY (query) TO STDOUT (FORMAT binary) on a connection to the
+// source, piped into COPY … FROM STDIN (FORMAT binary), as
+// psql -c "COPY (…) TO STDOUT" | psql -c "COPY … FROM STDIN" does.
+func pipe(ctx context.Context, conn *pgx.Conn, op bench.Op) error {
+	src, err := pgx.Connect(ctx, op.Source)
+	if err != nil {
+		return err
+	}
+	defer src.Close(ctx)
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := src.PgConn().CopyTo(ctx, pw, fmt.Sprintf("COPY (%s) TO STDOUT (FORMAT binary)", op.Query))
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	_, err = conn.PgConn().CopyFrom(ctx, pr, fmt.Sprintf("COPY %s FROM STDIN (FORMAT binary)", bench.Ident(op.Table)))
+	pr.CloseWithError(err)
+	if serr := <-done; err == nil {
+		err = serr
+	}
+	return err
+}
+
+// SourceQuery is the query idem writes for a partition job's source.table
+// (the day's window of order_date), for a pipe of the same rows.
+func SourceQuery(table, day, next string) string {
+	return fmt.Sprintf(`SELECT * FROM %s WHERE "order_date" >= DATE %s AND "order_date" < DATE %s`, bench.Ident(table), bench.Str(day), bench.Str(next))
+}
+
+// CreateSource makes table in the PostgreSQL database at url hold n
+// generated orders, all on day, unless it holds them already: the source
+// database of idem-bench's database-source scenarios.
+func CreateSource(ctx context.Context, url, table string, n int64, day string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if got, err := count(ctx, conn, table); err == nil && got == n {
+		return nil
+	}
+	return exec(ctx, url, "DROP TABLE IF EXISTS "+bench.Ident(table), bench.Create(table, pgType),
+		fmt.Sprintf(`INSERT INTO %s (%s)
+SELECT k, k %% 9973 + 1, DATE %s,
+       (ARRAY['placed', 'shipped', 'completed', 'returned'])[k %% 4 + 1],
+       (k %% 100000) / 100.0, DATE %s + (k %% 86400) * INTERVAL '1 second'
+FROM generate_series(CAST(1 AS BIGINT), %d) AS g(k)`, bench.Ident(table), strings.Join(bench.Names(), ", "), bench.Str(day), bench.Str(day), n),
+		"VACUUM ANALYZE "+bench.Ident(table))
 }
 
 // copyCSV streams a CSV file's bytes into COPY … FROM STDIN: what psql's
@@ -129,6 +197,11 @@ func (pg) Count(ctx context.Context, target, table string) (int64, error) {
 // empty.
 func ResetSchema(ctx context.Context, url, schema string) error {
 	return exec(ctx, url, "DROP SCHEMA IF EXISTS "+bench.Ident(schema)+" CASCADE", "CREATE SCHEMA "+bench.Ident(schema))
+}
+
+// EnsureSchema creates a schema unless it exists.
+func EnsureSchema(ctx context.Context, url, schema string) error {
+	return exec(ctx, url, "CREATE SCHEMA IF NOT EXISTS "+bench.Ident(schema))
 }
 
 // DropSchema drops a schema and everything in it, if it exists.
