@@ -118,12 +118,13 @@ func appendCanonical(b []byte, v any, src Type) []byte {
 	case []byte:
 		return append(binary.AppendUvarint(append(b, 's'), uint64(len(x))), x...)
 	case time.Time:
-		if src.Kind == TimestampTZ {
-			x = x.UTC()
+		sec := x.Unix()
+		if src.Kind != TimestampTZ { // its wall clock, read as UTC
+			_, off := x.Zone()
+			sec += int64(off)
 		}
-		wall := time.Date(x.Year(), x.Month(), x.Day(), x.Hour(), x.Minute(), x.Second(), x.Nanosecond(), time.UTC)
-		b = binary.BigEndian.AppendUint64(append(b, 't'), uint64(wall.Unix()))
-		return binary.BigEndian.AppendUint32(b, uint32(wall.Nanosecond()))
+		b = binary.BigEndian.AppendUint64(append(b, 't'), uint64(sec))
+		return binary.BigEndian.AppendUint32(b, uint32(x.Nanosecond()))
 	}
 	// Not a value Rows hands over (the reader refuses it): its Go text.
 	s := fmt.Sprintf("%T:%v", v, v)

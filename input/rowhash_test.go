@@ -112,3 +112,11 @@ func TestRowsFingerprintThroughReader(t *testing.T) {
 	slices.Reverse(rows)
 	require.Equal(t, want, hashRows(t, hashCols, rows))
 }
+
+func BenchmarkRowsHash(b *testing.B) {
+	h := input.NewRowsHash(hashCols)
+	row := hashSample()[0]
+	for b.Loop() {
+		h.Add(row)
+	}
+}
