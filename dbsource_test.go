@@ -682,3 +682,30 @@ func TestSourceFirstLoadWritesRowsOnce(t *testing.T) {
 		require.Equal(t, fingerprints["duckdb"], fp, "%s's fingerprint of the same source", name)
 	}
 }
+
+// A first load whose source repeats a key goes straight into the new
+// table, finds the repeat there, and moves the rows back to staging for
+// the de-duplication: the newest version stays, on every engine.
+func TestSourceFirstLoadRepeatedKey(t *testing.T) {
+	srcURL, src := pgDatabase(t, "src")
+	sqlExec(t, src, "CREATE TABLE orders (id BIGINT, day DATE, name TEXT, ts TIMESTAMPTZ)",
+		`INSERT INTO orders VALUES (1, '2026-11-28', 'old', '2026-11-28 01:00:00+00'), (1, '2026-11-28', 'new', '2026-11-28 02:00:00+00'),
+ (2, '2026-11-28', 'only', '2026-11-28 01:00:00+00')`)
+	my, _ := mysqlDatabase(t, "dst")
+	pg, _ := pgDatabase(t, "dst")
+	dir := t.TempDir()
+	for _, target := range []string{"duckdb:" + filepath.Join(dir, "w.duckdb"), pg, my, "chdb:" + filepath.Join(dir, "w.chdb")} {
+		name, _, _ := strings.Cut(target, ":")
+		t.Run(name, func(t *testing.T) {
+			j := dbJob(t, dir, target, fmt.Sprintf(partitionBody, srcURL)+"latest_by: ts\n")
+			r, err := runDay(t, j, "2026-11-28")
+			require.NoError(t, err)
+			require.EqualValues(t, 3, r.RowsIn)
+			require.EqualValues(t, 2, r.RowCount)
+			require.Equal(t, []string{"1|new", "2|only"}, headRows(t, target, dir, []string{"id"}, "id", "name"))
+			r, err = runDay(t, j, "2026-11-28")
+			require.NoError(t, err)
+			require.Equal(t, runner.ActionSkipped, r.Action)
+		})
+	}
+}
