@@ -33,7 +33,7 @@ func (v *env) dbSource(ctx context.Context) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	pipe := "psql COPY (SELECT … FROM orders WHERE order_date in the day) TO STDOUT (FORMAT binary) | COPY … FROM STDIN (FORMAT binary) into a new table, one process"
+	pipe := "COPY (SELECT … FROM orders WHERE order_date in the day) TO STDOUT (FORMAT binary) on one pgx connection piped into COPY … FROM STDIN (FORMAT binary) on another, into a new table, one process"
 	if v.engine == "duckdb" {
 		pipe = "pgx reading SELECT … FROM orders WHERE order_date in the day (binary) into DuckDB's appender on a new table, one process"
 	}
