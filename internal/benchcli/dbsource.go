@@ -38,17 +38,12 @@ func (v *env) dbSource(ctx context.Context) ([]Row, error) {
 		pipe = "pgx reading SELECT … FROM orders WHERE order_date in the day (binary) into DuckDB's appender on a new table, one process"
 	}
 	load, rerun := v.row(dbLoad, pipe+"; PostgreSQL source", n), v.row(dbRerun, "the same pipe (idem column: the rerun, skipped)", n)
-	it, err := v.target(ctx, "s7")
+	it, jobPath, err := v.dbJob(ctx, srcURL)
 	if err != nil {
 		return nil, err
 	}
 	bt, err := v.target(ctx, "s7-bare")
 	if err != nil {
-		return nil, err
-	}
-	jobPath := filepath.Join(v.work, "s7.yaml")
-	body := fmt.Sprintf("idem: 1\njob: s7\ntarget:\n  url: %q\n  table: orders\nsource:\n  url: %q\n  table: orders\nstrategy: partition\npartition:\n  column: order_date\n", it.url, srcURL)
-	if err := os.WriteFile(jobPath, []byte(body), 0o644); err != nil {
 		return nil, err
 	}
 	op := bench.Op{Source: srcURL, Query: pgbase.SourceQuery("orders", benchDate, "2026-11-29"), Target: bt.loc, Table: "orders", Kind: "pipe"}
@@ -86,6 +81,18 @@ func (v *env) dbSource(ctx context.Context) ([]Row, error) {
 	finish(&load, loads, pipes)
 	finish(&rerun, reruns, pipes)
 	return []Row{load, rerun}, nil
+}
+
+// dbJob makes scenario 7's target and writes its job, which reads the
+// source table at srcURL.
+func (v *env) dbJob(ctx context.Context, srcURL string) (target, string, error) {
+	it, err := v.target(ctx, "s7")
+	if err != nil {
+		return it, "", err
+	}
+	jobPath := filepath.Join(v.work, "s7.yaml")
+	body := fmt.Sprintf("idem: 1\njob: s7\ntarget:\n  url: %q\n  table: orders\nsource:\n  url: %q\n  table: orders\nstrategy: partition\npartition:\n  column: order_date\n", it.url, srcURL)
+	return it, jobPath, os.WriteFile(jobPath, []byte(body), 0o644)
 }
 
 // sourceTable makes (or finds) the source table of n orders on the
