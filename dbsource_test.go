@@ -33,13 +33,14 @@ import (
 
 // Database sources (source.url): each case reads a source database of one
 // engine into a target of another, in databases the test creates
-// (idem_t_*) and drops.
+// (idem_dbsrc_*) and drops. Not idem_t_*: the MySQL engine's suite drops
+// every idem_t_ database when it starts, another process's too.
 
 var srcSeq atomic.Int64
 
 // srcName names a database of this test process.
 func srcName(what string) string {
-	return fmt.Sprintf("idem_t_dbsrc_%s_%d_%d", what, os.Getpid(), srcSeq.Add(1))
+	return fmt.Sprintf("idem_dbsrc_%s_%d_%d", what, os.Getpid(), srcSeq.Add(1))
 }
 
 // dropStale drops the databases of this test that a test process which
@@ -52,11 +53,11 @@ func dropStale(t *testing.T, db *sql.DB, list, drop string) {
 	for rows.Next() {
 		var name string
 		require.NoError(t, rows.Scan(&name))
-		parts := strings.Split(name, "_") // idem, t, dbsrc, what, pid, n
-		if len(parts) != 6 || parts[2] != "dbsrc" {
+		parts := strings.Split(name, "_") // idem, dbsrc, what, pid, n
+		if len(parts) != 5 || parts[1] != "dbsrc" {
 			continue
 		}
-		pid, err := strconv.Atoi(parts[4])
+		pid, err := strconv.Atoi(parts[3])
 		if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
 			stale = append(stale, name)
 		}
@@ -77,7 +78,7 @@ func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { admin.Close() })
-	dropStale(t, admin, `SELECT datname FROM pg_database WHERE datname LIKE 'idem\_t\_dbsrc\_%'`, "DROP DATABASE IF EXISTS %s WITH (FORCE)")
+	dropStale(t, admin, `SELECT datname FROM pg_database WHERE datname LIKE 'idem\_dbsrc\_%'`, "DROP DATABASE IF EXISTS %s WITH (FORCE)")
 	name := srcName(what)
 	_, err = admin.Exec("CREATE DATABASE " + name)
 	require.NoError(t, err)
@@ -99,7 +100,7 @@ func pgDatabase(t *testing.T, what string) (string, *sql.DB) {
 func mysqlDatabase(t *testing.T, what string) (string, *sql.DB) {
 	t.Helper()
 	admin, dsn := enginetest.MySQLAdmin(t)
-	dropStale(t, admin, `SHOW DATABASES LIKE 'idem\_t\_dbsrc\_%'`, "DROP DATABASE IF EXISTS %s")
+	dropStale(t, admin, `SHOW DATABASES LIKE 'idem\_dbsrc\_%'`, "DROP DATABASE IF EXISTS %s")
 	name := srcName(what)
 	_, err := admin.Exec("CREATE DATABASE " + name)
 	require.NoError(t, err)

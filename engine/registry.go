@@ -59,6 +59,10 @@ type OpenOptions struct {
 	// ReadOnly opens an existing target so that nothing can write it; a
 	// file that does not exist is an error wrapping fs.ErrNotExist.
 	ReadOnly bool
+	// Source opens a job's source database (ReadOnly too): its values are
+	// read as SourceReader reads them, and an engine that cannot open it
+	// beside the run's target refuses at once rather than wait.
+	Source bool
 }
 
 var (

@@ -83,7 +83,7 @@ func (r *run) openSource(ctx context.Context) (engine.DB, error) {
 	if err != nil {
 		return nil, r.sourceProblem("source.url", err)
 	}
-	src, err := t.Driver.Open(ctx, t.Location, engine.OpenOptions{URL: r.job.Source.URL, Dir: r.job.Dir, LockTimeout: r.opts.LockTimeout, ReadOnly: true})
+	src, err := t.Driver.Open(ctx, t.Location, engine.OpenOptions{URL: r.job.Source.URL, Dir: r.job.Dir, LockTimeout: r.opts.LockTimeout, ReadOnly: true, Source: true})
 	if errors.Is(err, engine.ErrBadTarget) {
 		return nil, r.sourceProblem("source.url", err)
 	}

@@ -48,6 +48,11 @@ func openTarget(ctx context.Context, path string, o engine.OpenOptions) (engine.
 			return nil, engine.BadTarget(fmt.Errorf("chdb %s: %w", path, os.ErrNotExist))
 		}
 	}
+	if o.Source {
+		if err := sourceSession(path); err != nil {
+			return nil, err
+		}
+	}
 	db, err := Open(ctx, path, o.LockTimeout)
 	if err != nil {
 		return nil, err

@@ -108,22 +108,32 @@ func Config(url string, lockTimeout time.Duration) (*gomysql.Config, error) {
 
 // Open connects to a mysql:// URL. No error carries the password.
 func Open(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
-	return open(ctx, url, lockTimeout, false)
+	return open(ctx, url, lockTimeout, false, false)
 }
 
 // OpenReadOnly connects like Open, with every transaction of the session
 // READ ONLY (which SQL inside a statement cannot turn off): for `idem
 // checksum`, whose --where is the user's SQL.
 func OpenReadOnly(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
-	return open(ctx, url, lockTimeout, true)
+	return open(ctx, url, lockTimeout, true, false)
 }
 
-func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly bool) (*DB, error) {
+// OpenSource connects like OpenReadOnly, for a job's source database
+// (ReadSource): dates and times come as the server's text, which the
+// reader reads. The driver would turn a zero date (0000-00-00, stored
+// under a sql_mode without NO_ZERO_DATE) into 0001-01-01 and a zero month
+// into the month before: the reader refuses both, naming the row.
+func OpenSource(ctx context.Context, url string, lockTimeout time.Duration) (*DB, error) {
+	return open(ctx, url, lockTimeout, true, true)
+}
+
+func open(ctx context.Context, url string, lockTimeout time.Duration, readOnly, source bool) (*DB, error) {
 	red := dsn.NewRedactor(url)
 	cfg, err := Config(url, lockTimeout)
 	if err != nil {
 		return nil, red.Error(err)
 	}
+	cfg.ParseTime = !source
 	red.Add(cfg.Passwd)
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {

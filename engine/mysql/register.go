@@ -23,9 +23,12 @@ func init() {
 func openTarget(ctx context.Context, url string, o engine.OpenOptions) (engine.DB, error) {
 	var db *DB
 	var err error
-	if o.ReadOnly {
+	switch {
+	case o.Source:
+		db, err = OpenSource(ctx, url, o.LockTimeout)
+	case o.ReadOnly:
 		db, err = OpenReadOnly(ctx, url, o.LockTimeout)
-	} else {
+	default:
 		db, err = Open(ctx, url, o.LockTimeout)
 	}
 	if errors.Is(err, dsn.ErrURL) {

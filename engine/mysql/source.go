@@ -40,7 +40,9 @@ func (d *DB) ReadSource(ctx context.Context, query string) (engine.SourceRows, e
 
 // sourceTypes are the reader's types of the server's types, as the driver
 // names them. An unsigned integer takes the next wider type; an ENUM or SET
-// is its text; MariaDB's JSON is LONGTEXT, read as text.
+// is its text; MariaDB's JSON is LONGTEXT, read as text; a YEAR is its
+// number (0 for the year 0000). Dates and times come as the server's text
+// (OpenSource): a zero date is refused by the reader, naming the row.
 var sourceTypes = map[string]input.Type{
 	"TINYINT": {Kind: input.Int, Bits: 8}, "SMALLINT": {Kind: input.Int, Bits: 16},
 	"MEDIUMINT": {Kind: input.Int, Bits: 32}, "INT": {Kind: input.Int, Bits: 32}, "BIGINT": input.BigIntType,
@@ -50,6 +52,7 @@ var sourceTypes = map[string]input.Type{
 	"FLOAT":           {Kind: input.Float, Bits: 32}, "DOUBLE": input.DoubleType,
 	"CHAR": input.TextType, "VARCHAR": input.TextType, "TEXT": input.TextType, "TINYTEXT": input.TextType,
 	"MEDIUMTEXT": input.TextType, "LONGTEXT": input.TextType, "ENUM": input.TextType, "SET": input.TextType,
+	"YEAR": {Kind: input.Int, Bits: 16},
 	"DATE": input.DateType, "DATETIME": input.TimestampType,
 	"TIMESTAMP": input.TimestampTZType, // an instant, sent in the session's zone (+00:00)
 	"JSON":      input.JSONType,
