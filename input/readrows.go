@@ -2,7 +2,6 @@ package input
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 	"strconv"
 	"time"
@@ -203,10 +202,10 @@ func appendTime(b []byte, t time.Time, src Type) ([]byte, error) {
 		t = t.UTC()
 	}
 	if y := t.Year(); y < 1 || y > 9999 {
-		return fmt.Append(b, t), reasonf("is outside the years 1 to 9999 that every engine holds")
+		return appendRefusedTime(b, t, src), reasonf("is outside the years 1 to 9999 that every engine holds")
 	}
 	if t.Nanosecond()%1000 != 0 {
-		return fmt.Append(b, t), reasonf("has nanoseconds, which no engine idem writes keeps (it would round them)")
+		return appendRefusedTime(b, t, src), reasonf("has nanoseconds, which no engine idem writes keeps (it would round them)")
 	}
 	switch src.Kind {
 	case Date:
@@ -215,4 +214,14 @@ func appendTime(b []byte, t time.Time, src Type) ([]byte, error) {
 		return append(t.AppendFormat(b, "2006-01-02 15:04:05.999999"), "+00:00"...), nil
 	}
 	return t.AppendFormat(b, "2006-01-02 15:04:05.999999"), nil
+}
+
+// appendRefusedTime writes a time the reader refuses, for its message, as
+// the source spells it: every digit of its second, an instant's offset.
+func appendRefusedTime(b []byte, t time.Time, src Type) []byte {
+	b = t.AppendFormat(b, "2006-01-02 15:04:05.999999999")
+	if src.Kind == TimestampTZ {
+		b = append(b, "+00:00"...)
+	}
+	return b
 }

@@ -18,10 +18,13 @@ import (
 //
 // A write through the source is refused by ClickHouse itself: the query
 // runs as a subquery (SELECT * FROM (query)), which ClickHouse's parser
-// takes only for a SELECT, and under readonly (chDB: readonly = 1 on the
-// query, which leaves the process's one session, perhaps the target's,
-// writable; a server: readonly = 2 on every statement of the source's
-// connection, OpenServer's read-only open).
+// takes only for a SELECT: INSERT, CREATE, ALTER… are syntax errors. On
+// top of that, chDB runs it with SETTINGS readonly = 1 on the query (not
+// on the session: the process's one session may be the target's, which
+// must stay writable; ClickHouse applies a SETTINGS clause inside the
+// subquery unchecked, so the query could lower it, but still only read);
+// a server gets readonly = 2 with every statement of the source's
+// connection (OpenServer's read-only open), which no statement can lower.
 
 var (
 	_ engine.SourceReader = (*DB)(nil)

@@ -72,6 +72,10 @@ func sourceType(ct *sql.ColumnType) (input.Type, error) {
 		}
 		return input.Type{Kind: input.Decimal}, nil
 	}
+	if name == "BOOLEAN" { // a BIT(n) column, as the driver's wrapper (boolRows) names every width
+		return input.Type{}, fmt.Errorf("%w: column %q is BIT, whose width the driver does not tell (idem writes booleans as BIT(1), but a wider BIT read as a boolean would lose its bits); cast it in source.query (CAST(%s AS UNSIGNED))",
+			engine.ErrSourceType, ct.Name(), Dialect{}.Ident(ct.Name()))
+	}
 	return input.Type{}, fmt.Errorf("%w: column %q is %s, which idem reads into no target type faithfully; cast it in source.query (to CHAR, DECIMAL, DATETIME…)",
 		engine.ErrSourceType, ct.Name(), name)
 }

@@ -55,11 +55,17 @@ func sourceType(ct *sql.ColumnType) (input.Type, error) {
 		engine.ErrSourceType, ct.Name(), typeName(name))
 }
 
+// oidNames name the built-in types the driver knows by number only.
+var oidNames = map[string]string{"790": "MONEY", "1266": "TIMETZ"}
+
 // typeName is a driver's type name as a user knows it: an array is
 // _INT4, an enum or domain its number.
 func typeName(name string) string {
 	if len(name) > 1 && name[0] == '_' {
 		return name[1:] + "[] (an array)"
+	}
+	if n, ok := oidNames[name]; ok {
+		return n
 	}
 	if name != "" && name[0] >= '0' && name[0] <= '9' {
 		return "a type of this database (an enum, a domain or an extension's type, oid " + name + ")"
