@@ -194,6 +194,7 @@ func TestSourceTypesDuckDB(t *testing.T) {
 			{"h", "HUGEINT", "-99999999999999999999999999999999999999", "-99999999999999999999999999999999999999"},
 			{"ui", "UINTEGER", "4294967295", "4294967295"},
 			{"u", "UUID", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+			{"e", "ENUM('a', 'b')", "'b'", "b"},
 		})
 	})
 	t.Run("refused", func(t *testing.T) {
@@ -204,6 +205,8 @@ func TestSourceTypesDuckDB(t *testing.T) {
 			{"iv", "INTERVAL", "INTERVAL 1 DAY", "INTERVAL"},
 			{"raw", "BLOB", "'x'::BLOB", "BLOB"},
 			{"j", "JSON", "'{}'", "JSON"},
+			{"tm", "TIME", "'12:00:00'", "TIME"},
+			{"un", "UNION(n INTEGER, s VARCHAR)", "1::INTEGER", "UNION"},
 		})
 	})
 	t.Run("hugeint past 38 digits", func(t *testing.T) {

@@ -100,7 +100,8 @@ type Target struct {
 // Source is exactly one of a query, a table or file globs.
 type Source struct {
 	// URL names the database query or table is read from (postgres://…,
-	// mysql://…, duckdb:PATH), opened read-only and read in one snapshot.
+	// mysql://…, duckdb:PATH, chdb:PATH, clickhouse://…), opened read-only
+	// and read in one snapshot.
 	// Without it, query runs inside the target. ${VAR} are expanded; the
 	// password is redacted like the target's.
 	URL string `yaml:"url"`

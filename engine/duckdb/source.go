@@ -28,12 +28,12 @@ func (d *DB) ReadSource(ctx context.Context, query string) (engine.SourceRows, e
 }
 
 // sourceTypes are the reader's types of DuckDB's types that ReaderType
-// does not know: unsigned integers take the next wider type, a UUID is
-// its text.
+// does not know: unsigned integers take the next wider type, a UUID and
+// an ENUM are their text (the driver reads an ENUM's label).
 var sourceTypes = map[string]input.Type{
 	"UTINYINT": {Kind: input.Int, Bits: 16}, "USMALLINT": {Kind: input.Int, Bits: 32},
 	"UINTEGER": input.BigIntType, "UBIGINT": input.DecimalType(20, 0),
-	"UUID": input.TextType,
+	"UUID": input.TextType, "ENUM": input.TextType,
 }
 
 // sourceType maps a result column's type onto the reader's, refusing the
