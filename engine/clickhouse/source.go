@@ -84,7 +84,13 @@ func sourceSession(path string) error {
 // sourceType maps a result column's ClickHouse type onto the reader's,
 // refusing the types no reader type holds faithfully.
 func sourceType(ct *sql.ColumnType) (input.Type, error) {
-	typ, _ := unwrapTypes(ct.DatabaseTypeName())
+	return sourceTypeOf(ct.Name(), ct.DatabaseTypeName())
+}
+
+// sourceTypeOf maps column col of ClickHouse type full (as a result's
+// header spells it).
+func sourceTypeOf(col, full string) (input.Type, error) {
+	typ, _ := unwrapTypes(full)
 	name, args, _ := strings.Cut(typ, "(")
 	args = strings.TrimSuffix(args, ")")
 	if t, ok := sourceTypes[name]; ok {
@@ -105,7 +111,7 @@ func sourceType(ct *sql.ColumnType) (input.Type, error) {
 		}
 	}
 	return input.Type{}, fmt.Errorf("%w: column %q is %s, which idem reads into no target type faithfully; cast it in source.query (toString, toDecimal128, toDateTime64…)",
-		engine.ErrSourceType, ct.Name(), typ)
+		engine.ErrSourceType, col, typ)
 }
 
 // sourceTypes are the reader's types of ClickHouse's types that take no
@@ -156,9 +162,13 @@ func sourceTime(name, args string) (input.Type, bool) {
 // serverSourceType is sourceType, but for JSON: clickhouse-go reads a JSON
 // column into its own Go value, not ClickHouse's text of it.
 func serverSourceType(ct *sql.ColumnType) (input.Type, error) {
-	if typ, _ := unwrapTypes(ct.DatabaseTypeName()); strings.HasPrefix(typ, "JSON") {
+	return serverSourceTypeOf(ct.Name(), ct.DatabaseTypeName())
+}
+
+func serverSourceTypeOf(col, full string) (input.Type, error) {
+	if typ, _ := unwrapTypes(full); strings.HasPrefix(typ, "JSON") {
 		return input.Type{}, fmt.Errorf("%w: column %q is %s, which a ClickHouse server sends in a form idem does not read; cast it in source.query (toJSONString) and declare it JSON under columns:",
-			engine.ErrSourceType, ct.Name(), typ)
+			engine.ErrSourceType, col, typ)
 	}
-	return sourceType(ct)
+	return sourceTypeOf(col, full)
 }

@@ -1,0 +1,45 @@
+package clickhouse
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/input"
+)
+
+// A source column's ClickHouse type maps onto the reader's type that holds
+// every value of it, or is refused naming the column.
+func TestSourceType(t *testing.T) {
+	for typ, want := range map[string]input.Type{
+		"Int8": {Kind: input.Int, Bits: 8}, "Nullable(Int64)": input.BigIntType,
+		"UInt8": {Kind: input.Int, Bits: 16}, "UInt16": {Kind: input.Int, Bits: 32}, "UInt32": input.BigIntType,
+		"UInt64": input.DecimalType(20, 0), "Int128": input.DecimalType(38, 0), "UInt128": input.DecimalType(38, 0),
+		"Int256": {Kind: input.Decimal}, "Decimal(76, 50)": {Kind: input.Decimal}, "Decimal(38, 10)": input.DecimalType(38, 10),
+		"Nullable(Decimal(9, 2))": input.DecimalType(9, 2), "Float32": {Kind: input.Float, Bits: 32}, "Bool": input.BoolType,
+		"LowCardinality(Nullable(String))": input.TextType, "UUID": input.TextType, "Enum8('a' = 1, 'b' = 2)": input.TextType,
+		"Date": input.DateType, "Date32": input.DateType, "DateTime": {Kind: input.Timestamp},
+		"DateTime('Europe/Paris')": {Kind: input.TimestampTZ}, "DateTime64(3)": {Kind: input.Timestamp, Precision: 3},
+		"Nullable(DateTime64(9, 'UTC'))": input.TimestampTZType, "JSON": input.JSONType,
+	} {
+		got, err := sourceTypeOf("c", typ)
+		require.NoError(t, err, typ)
+		require.Equal(t, want, got, typ)
+	}
+	for _, typ := range []string{"Array(Int32)", "Map(String, Int32)", "Tuple(Int32, String)", "Nested(a Int32)", "IPv4", "IPv6",
+		"FixedString(3)", "Time", "Time64(3)", "IntervalDay", "Nullable(Nothing)", "Variant(Int32, String)", "Dynamic", "DateTime64(10)"} {
+		_, err := sourceTypeOf("c", typ)
+		require.ErrorIs(t, err, engine.ErrSourceType, typ)
+		require.ErrorContains(t, err, `column "c" is `, typ)
+	}
+	_, err := serverSourceTypeOf("doc", "JSON")
+	require.ErrorContains(t, err, `column "doc" is JSON, which a ClickHouse server sends in a form idem does not read`)
+}
+
+// The source's query is read as a subquery: a trailing semicolon and a
+// closing comment keep it whole.
+func TestSourceSelect(t *testing.T) {
+	require.Equal(t, "SELECT * FROM (\nSELECT 1 -- one\n)", sourceSelect("SELECT 1 -- one"))
+	require.Equal(t, "SELECT * FROM (\nSELECT 1\n)", sourceSelect("SELECT 1;\n "))
+}
