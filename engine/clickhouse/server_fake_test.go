@@ -34,6 +34,7 @@ type fakeCH struct {
 	failRow int // the row whose Exec fails (1-based), 0 for none
 	rows    int
 	result  map[string][][]any // canned results by statement
+	types   map[string][]string // their columns' ClickHouse types, when given
 }
 
 func (f *fakeCH) Connect(context.Context) (driver.Conn, error) { return (*fakeConn)(f), nil }
@@ -69,7 +70,7 @@ func (c *fakeConn) ExecContext(_ context.Context, q string, args []driver.NamedV
 func (c *fakeConn) QueryContext(_ context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
 	c.stmts = append(c.stmts, q)
 	c.args += len(args)
-	return &fakeResult{rows: c.result[q]}, nil
+	return &fakeResult{rows: c.result[q], types: c.types[q]}, nil
 }
 
 func (c *fakeConn) PrepareContext(_ context.Context, q string) (driver.Stmt, error) {
@@ -112,8 +113,16 @@ func (t *fakeTx) Rollback() error {
 }
 
 type fakeResult struct {
-	rows [][]any
-	i    int
+	rows  [][]any
+	types []string
+	i     int
+}
+
+func (r *fakeResult) ColumnTypeDatabaseTypeName(i int) string {
+	if i < len(r.types) {
+		return r.types[i]
+	}
+	return ""
 }
 
 func (r *fakeResult) Columns() []string {

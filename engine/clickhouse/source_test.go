@@ -1,6 +1,9 @@
 package clickhouse
 
 import (
+	"time"
+
+	"github.com/shopspring/decimal"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,4 +45,37 @@ func TestSourceType(t *testing.T) {
 func TestSourceSelect(t *testing.T) {
 	require.Equal(t, "SELECT * FROM (\nSELECT 1 -- one\n)", sourceSelect("SELECT 1 -- one"))
 	require.Equal(t, "SELECT * FROM (\nSELECT 1\n)", sourceSelect("SELECT 1;\n "))
+}
+
+// A server source sends the query as a subquery, without arguments, and
+// reads its values as chDB's driver does: a Decimal its exact text, an
+// UInt64 past int64 its digits, a zoned time its instant.
+func TestServerReadSource(t *testing.T) {
+	f := &fakeCH{result: map[string][][]any{}, types: map[string][]string{}}
+	s := openFake(t, f)
+	q := sourceSelect("SELECT * FROM orders")
+	at := time.Date(2026, 11, 28, 13, 0, 0, 0, time.FixedZone("", 9*3600))
+	f.result[q] = [][]any{{int64(1), decimal.RequireFromString("-12345678901234567890.1234567890"), uint64(18446744073709551615), at, nil}}
+	f.types[q] = []string{"Int64", "Decimal(38, 10)", "UInt64", "DateTime64(6, 'Asia/Tokyo')", "Nullable(String)"}
+	rows, err := s.ReadSource(t.Context(), "SELECT * FROM orders")
+	require.NoError(t, err)
+	defer rows.Close()
+	var kinds []input.Kind
+	for _, c := range rows.Columns() {
+		kinds = append(kinds, c.Type.Kind)
+	}
+	require.Equal(t, []input.Kind{input.Int, input.Decimal, input.Decimal, input.TimestampTZ, input.Text}, kinds)
+	dest := make([]any, 5)
+	require.True(t, rows.Next(dest))
+	require.Equal(t, []any{int64(1), "-12345678901234567890.123456789", "18446744073709551615", at, nil}, dest)
+	require.False(t, rows.Next(dest))
+	require.NoError(t, rows.Err())
+	require.Equal(t, q, f.stmts[len(f.stmts)-1])
+	require.Zero(t, f.args)
+
+	f.types[q] = []string{"Int64", "Array(Int32)", "UInt64", "JSON", "String"}
+	_, err = s.ReadSource(t.Context(), "SELECT * FROM orders")
+	require.ErrorIs(t, err, engine.ErrSourceType)
+	require.ErrorContains(t, err, `column "c1" is Array(Int32)`)
+	require.ErrorContains(t, err, `column "c3" is JSON`)
 }
