@@ -33,7 +33,7 @@ type fakeCH struct {
 	closed  int
 	failRow int // the row whose Exec fails (1-based), 0 for none
 	rows    int
-	result  map[string][][]any // canned results by statement
+	result  map[string][][]any  // canned results by statement
 	types   map[string][]string // their columns' ClickHouse types, when given
 }
 

@@ -1,11 +1,10 @@
 package clickhouse
 
 import (
+	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
-	"testing"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemdata/idem/engine"
