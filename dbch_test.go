@@ -109,3 +109,29 @@ func TestSourceClickHouseClockRefused(t *testing.T) {
 		}
 	}
 }
+
+// A chDB source that holds its session alone streams its rows a block at
+// a time: every row of several blocks arrives, and an error ClickHouse
+// raises after the first blocks fails the run with nothing written.
+func TestSourceClickHouseStreams(t *testing.T) {
+	dir := t.TempDir()
+	srcURL, _ := typesSource(t, "clickhouse", dir, []string{"n Int64"}, "1")
+	target := "duckdb:" + filepath.Join(dir, "w.duckdb")
+	path := queryJob(t, dir, "duckdb:w.duckdb", srcURL, "SELECT number AS id, {{ date }} AS day, toString(number) AS s FROM numbers(300000)")
+	code, out := cliRun("run", path, "--date", "2026-11-28")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "300000 rows in")
+	require.Equal(t, []string{"0|0", "1|1"}, headRows(t, target, dir, []string{"id"}, "id", "s")[:2])
+
+	path = queryJob(t, dir, "duckdb:w.duckdb", srcURL, "SELECT number AS id, {{ date }} AS day, throwIf(number = 250000, 'a row ClickHouse refuses') AS s FROM numbers(300000)")
+	code, out = cliRun("run", path, "--date", "2026-11-28")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "a row ClickHouse refuses")
+	require.Len(t, headRows(t, target, dir, []string{"id"}, "id"), 100, "the old partition stays (show's first 100 rows)")
+	require.Equal(t, 1, chCount(t, filepath.Join(dir, "src.chdb")), "the session is given back")
+
+	path = queryJob(t, dir, "duckdb:w.duckdb", srcURL, "SELECT id, day, toString(n) AS s FROM src.orders WHERE id > 5")
+	code, out = cliRun("run", path, "--date", "2026-11-28")
+	require.NotEqual(t, 0, code, out)
+	require.Contains(t, out, "no rows")
+}

@@ -3,11 +3,15 @@ package clickhouse
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/idemdata/idem/engine"
+	"github.com/idemdata/idem/engine/clickhouse/internal/chdb"
 	"github.com/idemdata/idem/input"
 )
 
@@ -31,10 +35,17 @@ var (
 	_ engine.SourceReader = (*Server)(nil)
 )
 
-// ReadSource runs query as a source's on chDB. chDB hands over a query's
-// whole result at once: the rows are in memory before the first is read.
+// ReadSource runs query as a source's on chDB. When the source alone
+// holds the process's session, the rows stream a block at a time (the
+// session runs nothing else meanwhile); a session it shares with a chDB
+// target, which writes the rows while they are read, hands over the
+// query's whole result at once instead, held in memory while it loads.
 func (d *DB) ReadSource(ctx context.Context, query string) (engine.SourceRows, error) {
-	return readSource(ctx, d.conn, sourceSelect(query)+" SETTINGS readonly = 1", sourceType)
+	q := sourceSelect(query) + " SETTINGS readonly = 1"
+	if chdb.CanStream() && d.s.alone() {
+		return d.streamSource(ctx, q)
+	}
+	return readSource(ctx, d.conn, q, sourceType)
 }
 
 // ReadSource runs query as a source's on a server, streamed as it sends
@@ -171,4 +182,104 @@ func serverSourceTypeOf(col, full string) (input.Type, error) {
 			engine.ErrSourceType, col, typ)
 	}
 	return sourceTypeOf(col, full)
+}
+
+// alone reports whether one DB holds the session.
+func (s *session) alone() bool {
+	sessMu.Lock()
+	defer sessMu.Unlock()
+	return s.refs == 1
+}
+
+// streamSource streams q's rows, holding the session until they are
+// closed.
+func (d *DB) streamSource(ctx context.Context, q string) (engine.SourceRows, error) {
+	d.s.mu.Lock()
+	st, err := d.s.s.Stream(q, "TabSeparatedWithNamesAndTypes")
+	if err != nil {
+		d.s.mu.Unlock()
+		return nil, &Error{Msg: strings.TrimSpace(err.Error())}
+	}
+	r := &streamRows{ctx: ctx, st: st, end: d.s.mu.Unlock}
+	if err := r.fetch(); err != nil || r.cur == nil {
+		r.Close()
+		if err == nil { // no output at all: the header comes with the whole result
+			return readSource(ctx, d.conn, q, sourceType)
+		}
+		return nil, err
+	}
+	var refused []error
+	for i, name := range r.cur.names {
+		t, err := sourceTypeOf(name, r.cur.types[i])
+		if err != nil {
+			refused = append(refused, err)
+		}
+		r.cols = append(r.cols, input.Column{Name: name, Type: t, Fixed: true})
+	}
+	if len(refused) > 0 {
+		r.Close()
+		return nil, errors.Join(refused...)
+	}
+	r.vals = make([]driver.Value, len(r.cols))
+	return r, nil
+}
+
+// streamRows are a chDB query's rows, read a block at a time; each block
+// is whole TabSeparatedWithNamesAndTypes (its header repeated).
+type streamRows struct {
+	ctx  context.Context
+	st   *chdb.Stream
+	end  func() // gives the session back
+	cur  *rows  // the block being read (nil: none left)
+	cols []input.Column
+	vals []driver.Value
+	err  error
+}
+
+// fetch reads the next block into cur (nil after the last).
+func (r *streamRows) fetch() error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	out, err := r.st.Next()
+	if err != nil {
+		return &Error{Msg: strings.TrimSpace(err.Error())}
+	}
+	r.cur = nil
+	if out == nil {
+		return nil
+	}
+	r.cur, err = parseTSV(out)
+	return err
+}
+
+func (r *streamRows) Columns() []input.Column { return r.cols }
+
+func (r *streamRows) Next(dest []any) bool {
+	for r.cur != nil && r.err == nil {
+		err := r.cur.Next(r.vals)
+		if err == nil {
+			for i, v := range r.vals {
+				dest[i] = v
+			}
+			return true
+		}
+		if err != io.EOF {
+			r.err = err
+			break
+		}
+		r.err = r.fetch()
+	}
+	return false
+}
+
+func (r *streamRows) Err() error { return r.err }
+
+func (r *streamRows) Close() error {
+	if r.st != nil {
+		r.st.Close()
+		r.st = nil
+		r.end()
+	}
+	return nil
 }

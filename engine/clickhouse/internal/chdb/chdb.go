@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -35,6 +36,11 @@ var (
 	chdbResultBuffer  func(r *result) *byte
 	chdbResultLength  func(r *result) uint
 	chdbResultError   func(r *result) string
+
+	// Streaming (libchdb 3 and later; nil before).
+	chdbStreamQuery  func(conn unsafe.Pointer, query string, format string) *result
+	chdbStreamFetch  func(conn unsafe.Pointer, r *result) *result
+	chdbStreamCancel func(conn unsafe.Pointer, r *result)
 )
 
 // Candidates are where the library is looked for, in order.
@@ -86,6 +92,11 @@ func Load() error {
 		purego.RegisterLibFunc(&chdbResultBuffer, lib, "chdb_result_buffer")
 		purego.RegisterLibFunc(&chdbResultLength, lib, "chdb_result_length")
 		purego.RegisterLibFunc(&chdbResultError, lib, "chdb_result_error")
+		if hasSym(lib, "chdb_stream_query") && hasSym(lib, "chdb_stream_fetch_result") && hasSym(lib, "chdb_stream_cancel_query") {
+			purego.RegisterLibFunc(&chdbStreamQuery, lib, "chdb_stream_query")
+			purego.RegisterLibFunc(&chdbStreamFetch, lib, "chdb_stream_fetch_result")
+			purego.RegisterLibFunc(&chdbStreamCancel, lib, "chdb_stream_cancel_query")
+		}
 	})
 	return loadErr
 }
@@ -134,6 +145,79 @@ func (s *Session) Query(q, format string) ([]byte, error) {
 		return nil, nil
 	}
 	return append([]byte(nil), unsafe.Slice(buf, n)...), nil
+}
+
+// CanStream reports whether the library streams a query's output.
+func CanStream() bool { return chdbStreamQuery != nil }
+
+// Stream is a query's output, a block at a time. While it is open, the
+// session runs no other statement: libchdb answers one with an empty
+// output and no error.
+type Stream struct {
+	s    *Session
+	h    *result
+	done bool
+}
+
+// Stream starts q, whose output comes a block at a time (Next), each
+// block in format, whole (a format with a header repeats it).
+func (s *Session) Stream(q, format string) (*Stream, error) {
+	if s.conn == nil {
+		return nil, errors.New("chdb: session closed")
+	}
+	if !CanStream() {
+		return nil, errors.New("chdb: this libchdb does not stream")
+	}
+	h := chdbStreamQuery(s.conn.internal, q, format)
+	if h == nil {
+		return nil, errors.New("chdb: the query did not start")
+	}
+	if msg := chdbResultError(h); msg != "" {
+		chdbDestroyResult(h)
+		return nil, errors.New(msg)
+	}
+	return &Stream{s: s, h: h}, nil
+}
+
+// Next returns the next block of output (a copy), or nil at the end.
+func (st *Stream) Next() ([]byte, error) {
+	if st.done {
+		return nil, nil
+	}
+	r := chdbStreamFetch(st.s.conn.internal, st.h)
+	if r == nil {
+		st.done = true
+		return nil, nil
+	}
+	defer chdbDestroyResult(r)
+	if msg := chdbResultError(r); msg != "" {
+		st.done = true
+		if strings.Contains(msg, "No active streaming query") {
+			// libchdb's end of a stream whose last block held its header
+			// alone (an empty result), rather than an empty block.
+			return nil, nil
+		}
+		return nil, errors.New(msg)
+	}
+	n := chdbResultLength(r)
+	if n == 0 {
+		st.done = true
+		return nil, nil
+	}
+	return append([]byte(nil), unsafe.Slice(chdbResultBuffer(r), n)...), nil
+}
+
+// Close ends the stream, cancelling the query if its output was not read
+// to the end.
+func (st *Stream) Close() {
+	if st.h == nil {
+		return
+	}
+	if !st.done {
+		chdbStreamCancel(st.s.conn.internal, st.h)
+	}
+	chdbDestroyResult(st.h)
+	st.h = nil
 }
 
 // Close ends the session.

@@ -8,3 +8,5 @@ import "errors"
 func openLib(string) (uintptr, error) {
 	return 0, errors.New("embedded ClickHouse (chDB) runs on Linux only")
 }
+
+func hasSym(uintptr, string) bool { return false }
