@@ -32,7 +32,7 @@ import (
 )
 
 // Database sources (source.url): each case reads a source database of one
-// engine into a target of another, in databases the test creates
+// engine into a target of another (every pair: dbpairs_test.go), in databases the test creates
 // (idem_dbsrc_*) and drops. Not idem_t_*: the MySQL engine's suite drops
 // every idem_t_ database when it starts, another process's too.
 
@@ -191,96 +191,10 @@ partition:
 key: id
 `
 
-// sourceCase is one source engine into one target engine.
-type sourceCase struct {
-	srcURL string
-	src    *sql.DB // the source, for changing it (nil: reopen with open)
-	change func(q string)
-	target string
-	dir    string
-	maxAt  string // the latest time seeded, when not 9999-12-31 23:59:59.999999
-}
-
-// checkRoundTrip runs the partition twice (the second run writes nothing),
-// checks the values at their edges, then changes one source row and checks
-// that only its partition changes.
-func checkRoundTrip(t *testing.T, c sourceCase) {
-	t.Helper()
-	j := dbJob(t, c.dir, c.target, fmt.Sprintf(partitionBody, c.srcURL))
-	for _, day := range []string{"2026-11-28", "2026-11-29"} {
-		r, err := runDay(t, j, day)
-		require.NoError(t, err)
-		require.Equal(t, runner.ActionLoaded, r.Action, day)
-	}
-	r, err := runDay(t, j, "2026-11-28")
-	require.NoError(t, err)
-	require.Equal(t, runner.ActionSkipped, r.Action, "an unchanged source is read once and nothing written")
-	rows := targetRows(t, c.target, c.dir)
-	require.Len(t, rows, 5)
-	all := strings.Join(rows, "\n")
-	top := "9999-12-31 23:59:59.999999"
-	if c.maxAt != "" {
-		top = c.maxAt
-	}
-	for _, want := range []string{"9223372036854775807|", "-9223372036854775808|", "9999999999999999999999999999.9999999999", "-0.0000000001", "Zoë 🎉 日本", top} {
-		require.Contains(t, all, want)
-	}
-	require.Contains(t, rows, "3|2026-11-28|||||", "NULLs stay NULL")
-
-	c.change("UPDATE orders SET name = 'changed' WHERE id = 4")
-	r, err = runDay(t, j, "2026-11-28")
-	require.NoError(t, err)
-	require.Equal(t, runner.ActionSkipped, r.Action, "the other partition is unchanged")
-	r, err = runDay(t, j, "2026-11-29")
-	require.NoError(t, err)
-	require.Equal(t, runner.ActionLoaded, r.Action)
-	after := targetRows(t, c.target, c.dir)
-	require.Equal(t, rows[:3], after[:3])
-	require.Contains(t, strings.Join(after, "\n"), "|changed|")
-}
-
 // targetRows reads a target's orders as text, ordered by day and id.
 func targetRows(t *testing.T, target, dir string) []string {
 	t.Helper()
 	return headRows(t, target, dir, []string{"day", "id"}, "id", "day", "amount", "name", "ts", "flag", "f")
-}
-
-func TestSourcePostgresToDuckDB(t *testing.T) {
-	srcURL, src := pgDatabase(t, "src")
-	seedOrders(t, src, pgTypes, "0001-01-01 00:00:00")
-	dir := t.TempDir()
-	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: "duckdb:" + filepath.Join(dir, "w.duckdb"), dir: dir})
-}
-
-func TestSourcePostgresToPostgres(t *testing.T) {
-	srcURL, src := pgDatabase(t, "src")
-	seedOrders(t, src, pgTypes, "0001-01-01 00:00:00")
-	targetURL, _ := pgDatabase(t, "dst")
-	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: targetURL, dir: t.TempDir()})
-}
-
-func TestSourceMariaDBToPostgres(t *testing.T) {
-	srcURL, src := mysqlDatabase(t, "src")
-	seedOrders(t, src, mysqlTypes, "0001-01-01 00:00:00")
-	targetURL, _ := pgDatabase(t, "dst")
-	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: targetURL, dir: t.TempDir()})
-}
-
-func TestSourceDuckDBToMariaDB(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "src.duckdb")
-	withDuck := func(q string) {
-		db, err := sql.Open("duckdb", path)
-		require.NoError(t, err)
-		defer db.Close()
-		sqlExec(t, db, q)
-	}
-	db, err := sql.Open("duckdb", path)
-	require.NoError(t, err)
-	seedOrders(t, db, duckTypes, "1000-01-01 00:00:00") // MariaDB's DATETIME starts at year 1000
-	require.NoError(t, db.Close())
-	targetURL, _ := mysqlDatabase(t, "dst")
-	checkRoundTrip(t, sourceCase{srcURL: "duckdb:src.duckdb", change: withDuck, target: targetURL, dir: dir})
 }
 
 // An instant MariaDB's TIMESTAMP cannot hold is refused naming the row and
@@ -462,14 +376,6 @@ func TestSourcePasswordRedacted(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestSourcePostgresToClickHouse(t *testing.T) {
-	srcURL, src := pgDatabase(t, "src")
-	const top = "2299-12-30 23:59:59.999999" // ClickHouse's DateTime64 holds 1900-01-02 to here
-	seedOrders(t, src, pgTypes, "1900-01-02 00:00:00", top)
-	dir := t.TempDir()
-	checkRoundTrip(t, sourceCase{srcURL: srcURL, change: func(q string) { sqlExec(t, src, q) }, target: "chdb:" + filepath.Join(dir, "w.chdb"), dir: dir, maxAt: top})
 }
 
 // source.table for a merge job reads every row; a changed row is merged.
