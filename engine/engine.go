@@ -243,6 +243,8 @@ type Conditions interface {
 	AnyNull(cols []string) string
 	// NotNull holds when col is not NULL.
 	NotNull(col string) string
+	// True holds when boolean col is true (not false, not NULL).
+	True(col string) string
 	// In holds when col is one of the string values.
 	In(col string, values ...string) string
 	// Not negates cond.

@@ -19,13 +19,20 @@ import (
 // (r.direct), with a key too; repeated keys send the rows back to staging
 // (unbuild), where the de-duplication reads them; and the data transaction
 // deletes from it the rows outside the partition instead of inserting the
-// partition's.
+// partition's. A merge's first load goes the same way: with no key
+// repeated and no tombstone to weigh, every row is an insert (or a delete
+// of a key never held, moved to the tombstones), so no plan is made.
 
 // directable reports whether the run's input can be loaded straight into
-// a new table: a partition job's first load, with no loaded_at column to
-// add.
+// a new table: a first load with no loaded_at column to add, and for a
+// merge no run version to add to each row (latest_by: run restages the
+// input with it).
 func (r *run) directable() bool {
-	return !r.exists && r.job.Strategy == job.StrategyPartition && r.job.LoadedAt == ""
+	if r.exists || r.job.LoadedAt != "" {
+		return false
+	}
+	return r.job.Strategy == job.StrategyPartition ||
+		r.job.Strategy == job.StrategyMerge && r.job.LatestBy != job.LatestByRun
 }
 
 // lockForBuild, on a run that will load its input straight into the table
@@ -125,6 +132,9 @@ func (r *run) adoptBuilt(ctx context.Context) (err error) {
 		if _, err := r.s.exec(ctx, q); err != nil {
 			return fmt.Errorf("building %s: %w", r.built.Name, err)
 		}
+	}
+	if err := r.createKeyIndex(ctx, r.built); err != nil {
+		return err
 	}
 	r.table = r.sql.Table(r.built)
 	r.replaces, r.exists = false, true
@@ -226,4 +236,73 @@ func (r *run) stopChecksum() {
 		r.split.cancel()
 		<-r.split.done
 	}
+}
+
+// keepDirect sends a direct first merge back to staging (unbuild) when
+// its tombstone table holds deletes already (the target was dropped, its
+// tombstones kept): only the plan weighs each row against them.
+func (r *run) keepDirect(ctx context.Context, cols []engine.Column) error {
+	if !r.direct || r.job.Strategy != job.StrategyMerge || r.job.DeleteWhen == "" {
+		return nil
+	}
+	tomb, err := engine.TombstoneTable(engine.Table(r.job.Table()))
+	if err != nil { // planMerge names the problem
+		return r.unbuild(ctx, cols)
+	}
+	found, err := r.tombstonesExist(ctx, tomb)
+	if err != nil || !found {
+		return err
+	}
+	n, err := r.s.count(ctx, r.sql.Inspect.Count(r.sql.Table(tomb), ""))
+	if err != nil || n == 0 {
+		return err
+	}
+	return r.unbuild(ctx, cols)
+}
+
+// planDirect plans a direct first merge without a plan table: the new
+// table holds every input row, no key twice, and no tombstone (keepDirect),
+// so each row is an insert, or, where delete_when holds, a delete of a key
+// the table does not hold (delete_absent), which moveDeletes remembers.
+// The sums are those of the rows inserted, as planMerge's.
+func (r *run) planDirect(ctx context.Context) (err error) {
+	live := ""
+	if dw := r.job.DeleteWhen; dw != "" {
+		deletes := r.sql.Cond.True(dw)
+		if r.res.DeletedAbsent, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, deletes)); err != nil {
+			return err
+		}
+		live = r.sql.Cond.Not(deletes)
+	}
+	r.res.Inserted = r.res.RowsIn - r.res.DeletedAbsent
+	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.stageCols), live)
+	if err == nil && r.res.RowCount != r.res.Inserted {
+		err = fmt.Errorf("planning the merge: %d rows to insert, %d counted in %s; nothing was written", r.res.Inserted, r.res.RowCount, r.built.Name)
+	}
+	return err
+}
+
+// moveDeletes ends a direct first merge: its delete rows go from the new
+// table to the tombstones, as the plan's delete_absent rows would. The
+// table's rows are then the inserts (the loader took every input row).
+func (r *run) moveDeletes(ctx context.Context) error {
+	r.tableRows = r.res.Inserted
+	if r.res.DeletedAbsent == 0 {
+		return nil
+	}
+	deletes := r.sql.Cond.True(r.job.DeleteWhen)
+	stmts := []string{
+		r.sql.Write.InsertSelect(r.sql.Table(r.merge.Tombstones), names(r.stageCols), "", r.table, deletes),
+		r.sql.Write.DeleteWhere(r.table, deletes),
+	}
+	for _, q := range stmts {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("merging into %s: %w", r.job.Target.Table, err)
+		}
+	}
+	n, err := r.s.count(ctx, r.sql.Inspect.Count(r.table, ""))
+	if err == nil && n != r.tableRows {
+		err = fmt.Errorf("merging into %s: %d rows after the deletes, %d expected; nothing was written", r.job.Target.Table, n, r.tableRows)
+	}
+	return err
 }

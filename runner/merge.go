@@ -26,20 +26,11 @@ func (r *run) planMerge(ctx context.Context) error {
 		}
 		return nil
 	}
-	j := r.job
-	r.merge = engine.MergeSpec{
-		Target: r.writeTarget(), Key: j.Key, LatestBy: j.VersionColumn(),
-		DeleteWhen: j.DeleteWhen, Cols: r.stageCols, LoadedAt: j.LoadedAt,
+	if err := r.mergeSpec(ctx); err != nil {
+		return err
 	}
-	if j.DeleteWhen != "" {
-		tomb, err := engine.TombstoneTable(engine.Table(j.Table()))
-		if err != nil {
-			return &job.Error{File: j.Path, Problems: []job.Problem{{Path: "target.table", Msg: err.Error()}}}
-		}
-		r.merge.Tombstones = tomb
-		if err := r.ensureTombstones(ctx, r.merge); err != nil {
-			return err
-		}
+	if r.direct {
+		return r.planDirect(ctx)
 	}
 	if _, err := r.s.exec(ctx, r.sql.Merge.MergePlan(planTable, r.src, actionColumn, r.merge)); err != nil {
 		return fmt.Errorf("planning the merge: %w", err)
@@ -59,6 +50,25 @@ func (r *run) planMerge(ctx context.Context) error {
 	written := r.sql.Cond.In(actionColumn, engine.MergeInsert, engine.MergeReinsert, engine.MergeUpdate)
 	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, r.sql.Ident(planTable), r.dataColumns(r.stageCols), written)
 	return err
+}
+
+// mergeSpec sets what the merge writes, and with delete_when makes sure
+// of the tombstone table.
+func (r *run) mergeSpec(ctx context.Context) error {
+	j := r.job
+	r.merge = engine.MergeSpec{
+		Target: r.writeTarget(), Key: j.Key, LatestBy: j.VersionColumn(),
+		DeleteWhen: j.DeleteWhen, Cols: r.stageCols, LoadedAt: j.LoadedAt,
+	}
+	if j.DeleteWhen == "" {
+		return nil
+	}
+	tomb, err := engine.TombstoneTable(engine.Table(j.Table()))
+	if err != nil {
+		return &job.Error{File: j.Path, Problems: []job.Problem{{Path: "target.table", Msg: err.Error()}}}
+	}
+	r.merge.Tombstones = tomb
+	return r.ensureTombstones(ctx, r.merge)
 }
 
 // countActions reads the merge plan's counts into the result, and
@@ -102,6 +112,9 @@ func (r *run) mergeMatched(ctx context.Context) error { return r.applyMerge(ctx,
 // mergeRest applies the rest: tombstones, then the new keys; then it
 // counts the target's rows, which the ledger records (the rerun check).
 func (r *run) mergeRest(ctx context.Context) error {
+	if r.direct {
+		return r.moveDeletes(ctx)
+	}
 	if err := r.applyMerge(ctx, false); err != nil || r.merge.Target.Name == "" {
 		return err
 	}

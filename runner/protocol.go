@@ -117,7 +117,11 @@ func (transaction) directDDL(ctx context.Context, r *run, in *input.Input) (befo
 	if err != nil || exists {
 		return nil, nil, cmpErr(err, errNotDirect)
 	}
-	return append(r.sql.Stage.CreateTableFrom(r.built, stageTable, ""), r.targetIndexes(r.built)...), nil, nil
+	create := r.sql.Stage.CreateTableFrom(r.built, stageTable, "")
+	if r.job.Strategy == job.StrategyMerge { // unique: made after the rows, which may repeat a key
+		return create, r.targetIndexes(r.built), nil
+	}
+	return append(create, r.targetIndexes(r.built)...), nil, nil
 }
 
 func (transaction) drop(r *run, t engine.Table) string { return r.sql.Scratch.DropTable(t) }
@@ -210,7 +214,10 @@ func (exchanging) execute(ctx context.Context, r *run, steps []step) error {
 	return r.locked(ctx, steps, true, r.exchange)
 }
 
-func (exchanging) directDDL(ctx context.Context, r *run, in *input.Input) (before, after []string, err error) {
+func (p exchanging) directDDL(ctx context.Context, r *run, in *input.Input) (before, after []string, err error) {
+	if r.job.Strategy == job.StrategyMerge { // a whole table, swapped in
+		return p.swapping.directDDL(ctx, r, in)
+	}
 	if err := r.besideDirect(ctx, in); err != nil {
 		return nil, nil, err
 	}

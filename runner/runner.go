@@ -939,7 +939,7 @@ func (r *run) dedup(ctx context.Context, cols []engine.Column) (string, error) {
 		return "", err
 	}
 	if distinct == total {
-		return stageTable, nil
+		return stageTable, r.keepDirect(ctx, cols)
 	}
 	if r.direct {
 		if err := r.unbuild(ctx, cols); err != nil {

@@ -28,6 +28,7 @@ import (
 
 var mergeCases = []testCase{
 	{"MergeRunTwice", testMergeRunTwice},
+	{"MergeFirstLoadDirect", testMergeFirstLoadDirect},
 	{"MergeOlderFileLateChangesNothing", testMergeOlderLate},
 	{"MergeDeleteWhen", testMergeDeleteWhen},
 	{"MergeDeletedKeyStaysDeleted", testMergeDeletedStaysDeleted},

@@ -95,6 +95,7 @@ var core = map[string]string{
 	"RunTwiceFiles":                         "1",
 	"RunTwiceQuery":                         "1",
 	"MergeRunTwice":                         "1",
+	"MergeFirstLoadDirect":                  "4",
 	"CrashPoints":                           "2",
 	"InterruptRollsBack":                    "2",
 	"MergeOlderFileLateChangesNothing":      "3",

@@ -147,6 +147,9 @@ func (s Standard) In(col string, values ...string) string {
 // NotNull is col IS NOT NULL.
 func (s Standard) NotNull(col string) string { return s.D.Ident(col) + " IS NOT NULL" }
 
+// True is coalesce(col, false), as a merge reads delete_when.
+func (s Standard) True(col string) string { return "coalesce(" + s.D.Ident(col) + ", false)" }
+
 // Not is NOT (cond).
 func (Standard) Not(cond string) string { return "NOT (" + cond + ")" }
 

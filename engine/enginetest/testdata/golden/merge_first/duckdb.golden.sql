@@ -1,0 +1,96 @@
+-- partition 2026-11-28: [2026-11-28 00:00:00, 2026-11-29 00:00:00) UTC; a merge may write any row of sales.orders;
+
+BEGIN;
+
+-- lock: sales.orders (whole table), waiting up to 10m: the database file is this process's alone since it was opened (DuckDB's file lock); runs in this process take turns on it;
+
+SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+CREATE TEMP TABLE "idem_stage" ("order_id" BIGINT, "status" VARCHAR, "updated_at" TIMESTAMP, "is_deleted" BOOLEAN);
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+CREATE SCHEMA IF NOT EXISTS "sales";
+
+CREATE TABLE "sales"."orders" AS SELECT * FROM "idem_stage" LIMIT 0;
+
+-- load $DIR/in/2026-11-28.csv into "sales"."orders" via the reader's typed rows, pulled by DuckDB through a table function, straight into the new table;
+
+INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted") SELECT * FROM idem_input_rows(0);
+
+SELECT * FROM "idem_stage" LIMIT 0;
+
+SELECT count(*) FROM "sales"."orders" WHERE "order_id" IS NULL;
+
+SELECT count(*) FROM (SELECT DISTINCT "order_id" FROM "sales"."orders") AS k;
+
+SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2;
+
+SELECT * FROM "sales"."orders" LIMIT 0;
+
+CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS SELECT * FROM "sales"."orders" LIMIT 0;
+
+CREATE UNIQUE INDEX IF NOT EXISTS "orders__idem_deleted_key" ON "sales"."orders__idem_deleted" ("order_id");
+
+SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
+
+SELECT count(*) FROM "sales"."orders" WHERE coalesce("is_deleted", false);
+
+SELECT count(*), CAST(coalesce(sum(hash("order_id", "status", "updated_at", "is_deleted")), 0) AS VARCHAR) FROM "sales"."orders" WHERE NOT (coalesce("is_deleted", false));
+
+INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted") SELECT "order_id", "status", "updated_at", "is_deleted" FROM "sales"."orders" WHERE coalesce("is_deleted", false);
+
+DELETE FROM "sales"."orders" WHERE coalesce("is_deleted", false);
+
+SELECT count(*) FROM "sales"."orders";
+
+CREATE TABLE IF NOT EXISTS "idem_runs" (
+  "job" VARCHAR NOT NULL,
+  "partition" VARCHAR NOT NULL,
+  "run_id" VARCHAR NOT NULL,
+  "seq" BIGINT NOT NULL,
+  "input_fingerprint" VARCHAR NOT NULL,
+  "definition_hash" VARCHAR NOT NULL,
+  "strategy" VARCHAR NOT NULL,
+  "rows_in" BIGINT NOT NULL,
+  "rows_deduped" BIGINT NOT NULL,
+  "rows_out_of_window" BIGINT NOT NULL,
+  "inserted" BIGINT NOT NULL,
+  "updated" BIGINT NOT NULL,
+  "deleted" BIGINT NOT NULL,
+  "deleted_absent" BIGINT NOT NULL DEFAULT 0,
+  "skipped_older" BIGINT NOT NULL,
+  "row_count" BIGINT NOT NULL,
+  "checksum" VARCHAR NOT NULL,
+  "partition_closed" BOOLEAN NOT NULL,
+  "started_at" TIMESTAMPTZ NOT NULL,
+  "finished_at" TIMESTAMPTZ NOT NULL,
+  "idem_version" VARCHAR NOT NULL,
+  "target_table" VARCHAR,
+  "table_rows" BIGINT NOT NULL DEFAULT 0,
+  "kept_on_tie" BIGINT NOT NULL DEFAULT 0,
+  "input_objects" VARCHAR,
+  PRIMARY KEY ("job", "partition", "run_id")
+);
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" VARCHAR;
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "deleted_absent" BIGINT DEFAULT 0;
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "table_rows" BIGINT DEFAULT 0;
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "kept_on_tie" BIGINT DEFAULT 0;
+
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "input_objects" VARCHAR;
+
+SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25);
+
+DROP TABLE IF EXISTS "idem_stage";
+
+DROP TABLE IF EXISTS "idem_merge_plan";
+
+COMMIT;
