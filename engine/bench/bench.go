@@ -46,6 +46,9 @@ type Op struct {
 	// there (see engine/postgres/baseline.SourceQuery).
 	Source string `json:"source,omitempty"`
 	Query  string `json:"query,omitempty"`
+	// UniqueKey: a load then indexes order_id uniquely, where idem gives
+	// a merge's table that index (PostgreSQL, MySQL).
+	UniqueKey bool `json:"unique_key,omitempty"`
 }
 
 // Baseline is one engine's side of the benchmark.

@@ -11,19 +11,19 @@ import (
 	pgbase "github.com/idemdata/idem/engine/postgres/baseline"
 )
 
-// Scenario 7 (issue 36): a PostgreSQL table as a job's source database,
+// Scenario 8 (issue 36): a PostgreSQL table as a job's source database,
 // loaded into an empty target (a first load) and rerun unchanged, against
 // a bare pipe of the same rows into the target's bulk load. Only DuckDB
 // and PostgreSQL targets have a pipe.
 const (
-	dbLoad  = "7 db source load"
-	dbRerun = "7 db source rerun"
+	dbLoad  = "8 db source load"
+	dbRerun = "8 db source rerun"
 )
 
-// dbSourceEngines are the targets scenario 7 measures.
+// dbSourceEngines are the targets scenario 8 measures.
 var dbSourceEngines = map[string]bool{"duckdb": true, "postgres": true}
 
-// dbSource is scenario 7 on v's engine.
+// dbSource is scenario 8 on v's engine.
 func (v *env) dbSource(ctx context.Context) ([]Row, error) {
 	if !dbSourceEngines[v.engine] {
 		return nil, nil
@@ -83,7 +83,7 @@ func (v *env) dbSource(ctx context.Context) ([]Row, error) {
 	return []Row{load, rerun}, nil
 }
 
-// dbJob makes scenario 7's target and writes its job, which reads the
+// dbJob makes scenario 8's target and writes its job, which reads the
 // source table at srcURL.
 func (v *env) dbJob(ctx context.Context, srcURL string) (target, string, error) {
 	it, err := v.target(ctx, "s7")

@@ -77,6 +77,9 @@ func (my) Run(ctx context.Context, op bench.Op) (int64, error) {
 	switch op.Kind {
 	case "load":
 		stmts = []string{bench.Create(op.Table, myType), loadData(op.Table, file)}
+		if op.UniqueKey {
+			stmts = append(stmts, fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (order_id)", bench.Ident(op.Table+"_key"), bench.Ident(op.Table)))
+		}
 	case "merge":
 		stage := strings.Replace(bench.Create("bench_stage", myType), "CREATE TABLE", "CREATE TEMPORARY TABLE", 1)
 		stmts = []string{stage, loadData("bench_stage", file), upsert(op.Table, "bench_stage")}

@@ -73,6 +73,11 @@ func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
 			return 0, err
 		}
 	}
+	if op.Kind == "load" && op.UniqueKey {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("CREATE UNIQUE INDEX ON %s (order_id)", bench.Ident(op.Table))); err != nil {
+			return 0, err
+		}
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, err
 	}
