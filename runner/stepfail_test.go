@@ -60,6 +60,23 @@ columns:
   updated_at: TIMESTAMP
 loaded_at: _loaded_at
 `
+	// stepMergeDirectJob's first load goes straight into the new table
+	// (no loaded_at to add: runner/direct.go).
+	stepMergeDirectJob = `idem: 1
+job: orders_merge
+source:
+  files: in/*.csv
+target:
+  table: orders
+strategy: merge
+key: [order_id]
+latest_by: updated_at
+columns:
+  order_id: BIGINT
+  amount: DECIMAL(12,2)
+  created_at: TIMESTAMP
+  updated_at: TIMESTAMP
+`
 	stepInput = `order_id,customer_id,created_at,status,amount,updated_at
 2,11,2026-11-28 08:00:00,placed,20.50,2026-11-28 08:00:00
 3,12,2026-11-28 09:30:00,shipped,5.25,2026-11-28 12:00:00
@@ -103,6 +120,7 @@ func stepCases() []stepCase {
 				out = append(out, stepCase{e.protocol, strategy, stage, e.open, body})
 			}
 		}
+		out = append(out, stepCase{e.protocol, "merge-direct", "first", e.open, stepMergeDirectJob})
 	}
 	return out
 }
