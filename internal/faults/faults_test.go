@@ -426,6 +426,9 @@ func look(t *testing.T, u, jobName, partition string) contents {
 	defer db.Close()
 	var c contents
 	c.rows, c.sum, err = runner.TableChecksum(ctx, db, tableOf(u), "", nil)
+	if errors.Is(err, runner.ErrNotFound) { // a merge's first load killed before its table was made
+		c.rows, c.sum, err = 0, noTable, nil
+	}
 	require.NoError(t, err)
 	c.last, err = ledger.Last(ctx, db.Conn(), db, jobName, partition)
 	if errors.Is(err, ledger.ErrNoRun) { // a merge killed before its first commit
@@ -434,6 +437,9 @@ func look(t *testing.T, u, jobName, partition string) contents {
 	require.NoError(t, err)
 	return c
 }
+
+// noTable is the checksum look gives a target that does not exist.
+const noTable = "no table"
 
 // fixture is one engine × strategy: a target holding the old contents, an
 // input that makes the new ones, and both states measured once.
@@ -468,6 +474,7 @@ type state struct {
 // other row a newer version), one job and date.
 // merge: old is the table after merging run day1 (keys 0..n-1), new after
 // also merging run day2 (keys n/2..3n/2-1: half newer versions, half new).
+// mergefirst: old is no table, new after merging run day1 (a first load).
 func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 	t.Helper()
 	f := &fixture{tgt: tgt, strategy: strategy, dir: t.TempDir(), tmp: t.TempDir()}
@@ -486,28 +493,36 @@ func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 		f.jobPath = writeJob(t, f.dir, f.jobName, mergeBody)
 		writeOrders(t, filepath.Join(f.dir, "in", day1+".csv"), 0, rows, nil, day1)
 		writeOrders(t, filepath.Join(f.dir, "in", day2+".csv"), rows/2, rows/2+rows, all, day2)
+	case "mergefirst":
+		f.jobName, f.date = "faults_mergefirst", day1
+		f.jobPath = writeJob(t, f.dir, f.jobName, mergeBody)
+		writeOrders(t, filepath.Join(f.dir, "in", day1+".csv"), 0, rows, nil, day1)
 	default:
 		t.Fatalf("strategy %q", strategy)
 	}
 
 	f.base = tgt.fresh(t, strategy+"_base")
-	p := runIdem(t, f.base, nil, "run", f.jobPath, "--date", oldDate, "--as-of", asOf, "--json")
-	r := p.result(t)
-	require.Equal(t, runner.ActionLoaded, r.Action)
-	require.EqualValues(t, rows, r.RowsIn)
-	c := look(t, f.base, f.jobName, oldDate)
-	f.old = state{rows: c.rows, sum: c.sum, runID: r.RunID, entryRows: r.RowCount, entrySum: r.Checksum}
+	if strategy == "mergefirst" {
+		f.old = f.noTable(t)
+	} else {
+		p := runIdem(t, f.base, nil, "run", f.jobPath, "--date", oldDate, "--as-of", asOf, "--json")
+		r := p.result(t)
+		require.Equal(t, runner.ActionLoaded, r.Action)
+		require.EqualValues(t, rows, r.RowsIn)
+		c := look(t, f.base, f.jobName, oldDate)
+		f.old = state{rows: c.rows, sum: c.sum, runID: r.RunID, entryRows: r.RowCount, entrySum: r.Checksum}
+	}
 	if strategy == "partition" {
 		link(t, filepath.Join(f.dir, "b.csv"), filepath.Join(f.dir, "in", "orders.csv"))
 	}
 
 	ref, drop := tgt.copyOf(t, f.base, strategy+"_ref")
 	defer drop()
-	p = runIdem(t, ref, nil, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json", "-v")
-	r = p.result(t)
+	p := runIdem(t, ref, nil, "run", f.jobPath, "--date", f.date, "--as-of", asOf, "--json", "-v")
+	r := p.result(t)
 	require.Equal(t, runner.ActionLoaded, r.Action)
 	f.runTime = p.took
-	c = look(t, ref, f.jobName, f.date)
+	c := look(t, ref, f.jobName, f.date)
 	f.new = state{rows: c.rows, sum: c.sum, runID: r.RunID, entryRows: r.RowCount, entrySum: r.Checksum}
 	require.NotEqual(t, f.old.sum, f.new.sum, "the new input must change the table")
 	require.NotEqual(t, f.old.runID, f.new.runID)
@@ -515,6 +530,27 @@ func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 		tgt.name(), strategy, rows, f.old.rows, f.new.rows, f.runTime.Round(time.Millisecond))
 	return f
 }
+
+// noTable makes the base of a merge's first load: the schema and the
+// ledger exist (another job's run made them, as on a database in use, so
+// that the first load goes straight into its new table on every engine),
+// the target does not. It is the old state: no table, no run of the job.
+func (f *fixture) noTable(t *testing.T) state {
+	t.Helper()
+	writeOrders(t, filepath.Join(f.dir, "other", day1+".csv"), 0, 10, nil, day1)
+	other := filepath.Join(f.dir, "other.yaml")
+	text := "idem: 1\njob: faults_other\ntarget:\n  url: ${IDEM_FAULT_TARGET}\n  table: ${IDEM_FAULT_TABLE}_other\n" +
+		strings.Replace(mergeBody, "in/", "other/", 1)
+	require.NoError(t, os.WriteFile(other, []byte(text), 0o644))
+	r := runIdem(t, f.base, nil, "run", other, "--date", day1, "--as-of", asOf, "--json").result(t)
+	require.Equal(t, runner.ActionLoaded, r.Action)
+	c := look(t, f.base, f.jobName, f.date)
+	require.Nil(t, c.last)
+	return state{rows: c.rows, sum: c.sum}
+}
+
+// merges reports whether the fixture's runs merge.
+func (f *fixture) merges() bool { return strings.HasPrefix(f.strategy, "merge") }
 
 // unrecorded names the state an engine that swaps may leave: the new
 // contents, swapped in, with the ledger row not yet written.
@@ -537,7 +573,7 @@ func (f *fixture) which(t *testing.T, u string) (string, error) {
 		return "", fmt.Errorf("the table is neither the old contents (%d rows, checksum %s) nor the new (%d rows, %s): %d rows, %s",
 			f.old.rows, f.old.sum, f.new.rows, f.new.sum, c.rows, c.sum)
 	}
-	if f.strategy == "merge" {
+	if f.merges() {
 		// The merge run's own ledger row exists exactly when its rows do.
 		if name == "old" {
 			if c.last != nil {
@@ -550,7 +586,7 @@ func (f *fixture) which(t *testing.T, u string) (string, error) {
 		// Swapped, not yet recorded: the ledger still says what it said
 		// before (the old run of the partition; nothing for a merge).
 		// The next run must load again and record it.
-		if f.strategy == "merge" && c.last == nil ||
+		if f.merges() && c.last == nil ||
 			f.strategy == "partition" && c.last != nil && c.last.RunID == f.old.runID && c.last.Checksum == f.old.entrySum {
 			return unrecorded, nil
 		}
@@ -596,7 +632,7 @@ func (f *fixture) converge(t *testing.T, u, was string) error {
 			return fmt.Errorf("the temporary folder still holds %s after the rerun", strings.Join(left, ", "))
 		}
 	}
-	if was == unrecorded && f.strategy == "merge" {
+	if was == unrecorded && f.merges() {
 		return f.reapplied(t, u, r)
 	}
 	now, err := f.which(t, u)

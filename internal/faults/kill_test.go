@@ -11,7 +11,8 @@ import (
 // Random kills: a run of a million rows, killed with SIGKILL after a delay
 // a fixed-seed generator draws from [0, the measured length of a run),
 // leaves the table exactly the old or the new contents, with a ledger that
-// agrees, and the next run converges. Every engine × strategy.
+// agrees, and the next run converges. Every engine × strategy, and a
+// merge's first load (mergefirst: the old contents are no table).
 //
 // IDEM_FAULT_KILLS sets the kills per engine × strategy (default 2),
 // IDEM_FAULT_FIRST the index of the first (default 0), so that a count can
@@ -37,11 +38,15 @@ func TestRandomKills(t *testing.T) {
 		{"clickhouse", func(t *testing.T) target { return newCHDBTarget(t) }},
 	}
 	for ei, e := range engines {
-		for si, strategy := range []string{"partition", "merge"} {
+		for si, strategy := range []string{"partition", "merge", "mergefirst"} {
 			t.Run(e.name+"/"+strategy, func(t *testing.T) {
 				t.Parallel()
 				f := newFixture(t, e.tgt(t), strategy, rows)
-				rng := rand.New(rand.NewPCG(seed, uint64(ei*2+si)))
+				stream := uint64(ei*2 + si) // the first two strategies' as before a merge's first load was added
+				if strategy == "mergefirst" {
+					stream = uint64(100 + ei)
+				}
+				rng := rand.New(rand.NewPCG(seed, stream))
 				var c tally
 				for range first { // a count continued where an earlier one stopped
 					rng.Int64N(int64(f.runTime))
