@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/idemdata/idem/engine"
 )
 
 // Columns are the benchmark's orders, in file order, with the types idem
@@ -34,9 +37,12 @@ type Op struct {
 	// Kind: "load" creates the table and bulk-loads File into it; "merge"
 	// merges File into the existing table, newest updated_at wins; "pipe"
 	// creates the table and streams Query's rows from the PostgreSQL
-	// database Source into it through the engine's bulk load.
+	// database Source into it through the engine's bulk load; "checksum"
+	// reads the count and checksum of the rows of Day (PartitionChecksum)
+	// and changes nothing.
 	Kind   string `json:"kind"`
-	Format string `json:"format"` // csv | jsonl | parquet
+	Day    string `json:"day,omitempty"` // YYYY-MM-DD, of Kind "checksum"
+	Format string `json:"format"`        // csv | jsonl | parquet
 	File   string `json:"file"`
 	// CSV is File's rows as CSV: PostgreSQL and MySQL have no reader for
 	// JSON Lines or Parquet, so their fastest path for them is the bulk
@@ -198,4 +204,43 @@ func GuardedMerge(table, src string) string {
 WHEN MATCHED AND t.updated_at < s.updated_at THEN UPDATE SET %s
 WHEN NOT MATCHED THEN INSERT (%s) VALUES (%s)`,
 		Ident(table), src, strings.Join(set, ", "), strings.Join(cols, ", "), strings.Join(vals, ", "))
+}
+
+// PartitionChecksum is an unchanged rerun's skip check done by hand: the
+// engine's own count and row checksum (q.Check, the query idem's runner
+// takes of a partition) of table's rows whose order_date is day, with cols
+// typed as the engine's driver names them (some checksums hash a value by
+// its type).
+func PartitionChecksum(q *engine.SQL, table, day string, cols []engine.Column) (string, error) {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return "", err
+	}
+	where := q.Cond.Between("order_date", q.TimeLiteral(d, engine.KindDate), q.TimeLiteral(d.AddDate(0, 0, 1), engine.KindDate))
+	return q.Check.Checksum(q.Ident(table), cols, where), nil
+}
+
+// Typed is Columns with each type spelled by typ.
+func Typed(typ func(string) string) []engine.Column {
+	cols := make([]engine.Column, len(Columns))
+	for i, c := range Columns {
+		cols[i] = engine.Column{Name: c[0], Type: typ(c[1])}
+	}
+	return cols
+}
+
+// RowQuerier is what ReadChecksum reads with: *sql.DB, *sql.Conn.
+type RowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ReadChecksum runs a PartitionChecksum query and returns its row count;
+// the checksum is read as the skip reads it, and not needed here.
+func ReadChecksum(ctx context.Context, db RowQuerier, query string) (int64, error) {
+	var n int64
+	var sum sql.NullString
+	if err := db.QueryRowContext(ctx, query).Scan(&n, &sum); err != nil {
+		return 0, fmt.Errorf("checksum: %w", err)
+	}
+	return n, nil
 }

@@ -90,7 +90,8 @@ func TestTinyRun(t *testing.T) {
 	}
 
 	scenarios := []string{"1 csv load", "1 csv load, key", "2 parquet load", "2 jsonl load", "3 replace partition",
-		"3 merge small batch", "4 merge", "5 unchanged rerun", "6 s3 csv load", "6 s3 unchanged rerun", "7 merge first load"}
+		"3 merge small batch", "4 merge", "5 unchanged rerun", "5 unchanged rerun vs scan", "6 s3 csv load", "6 s3 unchanged rerun",
+		"7 merge first load"}
 	var rows []Row
 	dec := json.NewDecoder(&out)
 	for dec.More() {
@@ -157,4 +158,23 @@ func TestMedian(t *testing.T) {
 	xs := []float64{4, 1, 3, 2}
 	median(xs)
 	require.Equal(t, []float64{4, 1, 3, 2}, xs, "the samples keep their order")
+}
+
+// TestOnly: --only picks scenarios by the start of their names, so that
+// one of scenario 3's two can run alone.
+func TestOnly(t *testing.T) {
+	for _, c := range []struct {
+		only, scenario string
+		want           bool
+	}{
+		{"", "3 replace partition", true},
+		{"3", "3 replace partition", true},
+		{"3", "3 merge small batch", true},
+		{"3 merge", "3 merge small batch", true},
+		{"3 merge", "3 replace partition", false},
+		{"1, 3 merge", "1 csv load", true},
+		{"4", "5 unchanged rerun", false},
+	} {
+		require.Equal(t, c.want, Config{Only: c.only}.wanted(c.scenario), "--only %q, %s", c.only, c.scenario)
+	}
 }

@@ -64,6 +64,8 @@ func read(format, file string) string {
 func (ch) Run(ctx context.Context, op bench.Op) (int64, error) {
 	var stmts []string
 	switch op.Kind {
+	case "checksum":
+		return checksum(ctx, op)
 	case "load":
 		stmts = []string{create(op.Table, false), fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", bench.Ident(op.Table), read(op.Format, op.File))}
 	case "merge":
@@ -118,4 +120,23 @@ FROM numbers(%d, %d)`, bench.Ident(table), strings.Join(bench.Names(), ", "), pe
 
 func (ch) CreateTable(ctx context.Context, path, table string, uniqueKey bool) error {
 	return exec(ctx, path, create(table, uniqueKey))
+}
+
+// checksum reads the partition's count and checksum as idem's skip does,
+// with ClickHouse's checksum query, in a session opened as idem's is.
+func checksum(ctx context.Context, op bench.Op) (int64, error) {
+	q, err := bench.PartitionChecksum((*clickhouse.DB)(nil).SQL(), op.Table, op.Day, bench.Typed(chType))
+	if err != nil {
+		return 0, err
+	}
+	db, err := clickhouse.Open(ctx, op.Target, time.Minute)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	n, err := bench.ReadChecksum(ctx, db.Conn(), q)
+	if err != nil {
+		return 0, err
+	}
+	return n, db.Close()
 }

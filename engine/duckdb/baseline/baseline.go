@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/idemdata/idem/engine/bench"
+	idemduck "github.com/idemdata/idem/engine/duckdb"
 )
 
 func init() { bench.Register("duckdb", duck{}) }
@@ -65,6 +66,8 @@ func exec(ctx context.Context, path string, stmts ...string) error {
 func (duck) Run(ctx context.Context, op bench.Op) (int64, error) {
 	var stmts []string
 	switch op.Kind {
+	case "checksum":
+		return checksum(ctx, op)
 	case "load":
 		stmts = []string{bench.Create(op.Table, bench.Same),
 			fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", bench.Ident(op.Table), read(op.Format, op.File))}
@@ -180,4 +183,24 @@ func cents(n pgtype.Numeric) duckdb.Decimal {
 		v.Quo(v, ten)
 	}
 	return duckdb.Decimal{Width: 12, Scale: 2, Value: v}
+}
+
+// checksum reads the partition's count and checksum as idem's skip does,
+// with DuckDB's checksum query (which hashes by name, whatever the types).
+// The engine's SQL holds no state of a DB.
+func checksum(ctx context.Context, op bench.Op) (int64, error) {
+	q, err := bench.PartitionChecksum((*idemduck.DB)(nil).SQL(), op.Table, op.Day, bench.Typed(bench.Same))
+	if err != nil {
+		return 0, err
+	}
+	db, err := sql.Open("duckdb", op.Target)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	n, err := bench.ReadChecksum(ctx, db, q)
+	if err != nil {
+		return 0, err
+	}
+	return n, db.Close()
 }

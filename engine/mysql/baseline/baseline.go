@@ -75,6 +75,8 @@ func (my) Run(ctx context.Context, op bench.Op) (int64, error) {
 	}
 	var stmts []string
 	switch op.Kind {
+	case "checksum":
+		return checksum(ctx, op)
 	case "load":
 		stmts = []string{bench.Create(op.Table, myType), loadData(op.Table, file)}
 		if op.UniqueKey {
@@ -143,4 +145,24 @@ func DropDatabase(ctx context.Context, url, database string) error {
 func ResetDatabase(ctx context.Context, url, database string) error {
 	q := "`" + strings.ReplaceAll(database, "`", "``") + "`"
 	return exec(ctx, url, "DROP DATABASE IF EXISTS "+q, "CREATE DATABASE "+q)
+}
+
+// checksum reads the partition's count and checksum as idem's skip does,
+// with the checksum idem takes on this server (it depends on the
+// version), on a connection opened as idem's is.
+func checksum(ctx context.Context, op bench.Op) (int64, error) {
+	db, err := mysql.OpenReadOnly(ctx, op.Target, time.Minute)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	q, err := bench.PartitionChecksum(db.SQL(), op.Table, op.Day, bench.Typed(myType))
+	if err != nil {
+		return 0, err
+	}
+	n, err := bench.ReadChecksum(ctx, db.Conn(), q)
+	if err != nil {
+		return 0, err
+	}
+	return n, db.Close()
 }

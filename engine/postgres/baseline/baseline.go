@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemdata/idem/engine/bench"
+	"github.com/idemdata/idem/engine/postgres"
 )
 
 func init() { bench.Register("postgres", pg{}) }
@@ -26,6 +27,9 @@ func pgType(typ string) string {
 }
 
 func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
+	if op.Kind == "checksum" {
+		return checksum(ctx, op)
+	}
 	conn, err := pgx.Connect(ctx, op.Target)
 	if err != nil {
 		return 0, err
@@ -212,4 +216,38 @@ func EnsureSchema(ctx context.Context, url, schema string) error {
 // DropSchema drops a schema and everything in it, if it exists.
 func DropSchema(ctx context.Context, url, schema string) error {
 	return exec(ctx, url, "DROP SCHEMA IF EXISTS "+bench.Ident(schema)+" CASCADE")
+}
+
+// pgxType is a column type as idem reads it (pgx's name of the type):
+// PostgreSQL's checksum hashes a value by its type's own hash function.
+func pgxType(typ string) string {
+	switch typ {
+	case "BIGINT":
+		return "INT8"
+	case "VARCHAR":
+		return "TEXT"
+	case "DECIMAL(12,2)":
+		return "NUMERIC"
+	}
+	return typ
+}
+
+// checksum reads the partition's count and checksum as idem's skip does,
+// with PostgreSQL's checksum query, on one connection.
+func checksum(ctx context.Context, op bench.Op) (int64, error) {
+	q, err := bench.PartitionChecksum((*postgres.DB)(nil).SQL(), op.Table, op.Day, bench.Typed(pgxType))
+	if err != nil {
+		return 0, err
+	}
+	conn, err := pgx.Connect(ctx, op.Target)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var n int64
+	var sum *string
+	if err := conn.QueryRow(ctx, q).Scan(&n, &sum); err != nil {
+		return 0, fmt.Errorf("checksum: %w", err)
+	}
+	return n, conn.Close(ctx)
 }
