@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/stdsql"
@@ -29,14 +30,22 @@ func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {
 // rowid, which the rewrite's delete finds the row by.
 const rowidColumn = "_idem_rowid"
 
-// MergePlan is the standard plan: one LEFT JOIN of staging with the target,
-// keeping the matched row's rowid. A delete that joins the plan on the key
-// reads the key column of the whole table; by rowid, it fetches the plan's
-// rows only (docs/decisions/0007-duckdb-merge-rewrite-by-rowid.md). Rowids
-// hold within the transaction: the plan is made in it, and nothing writes the
-// table between the plan and the delete.
+// MergePlan is the standard plan, keeping the matched row's rowid. The
+// target joins as only its rows of staged keys: their rowids by a semi-join
+// reading the key column alone, then those rows fetched by rowid; a join
+// with the table reads every column of every row
+// (docs/decisions/0021-duckdb-merge-plan-by-matched-rowids.md). Rowids hold
+// within the transaction: the plan is made in it and nothing writes the
+// table before the rewrite's delete finds rows by them (0007).
 func (d Dialect) MergePlan(plan, src, action string, m engine.MergeSpec) string {
-	return stdsql.StandardMergePlanWith(d, plan, src, action, m, "t.rowid AS "+d.Ident(rowidColumn))
+	rowid := d.Ident(rowidColumn)
+	matched := d.Ident("_idem_matched")
+	target := fmt.Sprintf("(SELECT *, rowid AS %s FROM %s WHERE rowid IN (SELECT r FROM %s))", rowid, d.Table(m.Target), matched)
+	q := stdsql.StandardMergePlanOpts(d, plan, src, action, m, stdsql.PlanOptions{Extra: "t." + rowid + " AS " + rowid, Target: target})
+	with := fmt.Sprintf("WITH %s AS MATERIALIZED (SELECT t.rowid AS r FROM %s AS t SEMI JOIN %s AS s ON %s)\n",
+		matched, d.Table(m.Target), d.Ident(src), stdsql.KeyJoin(d, m.Key, "s", "t"))
+	head := "CREATE TEMP TABLE " + d.Ident(plan) + " AS "
+	return strings.Replace(q, head, head+with, 1)
 }
 
 // Merge is the standard apply (PostgreSQL 15+ and DuckDB both have

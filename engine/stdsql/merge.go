@@ -57,6 +57,10 @@ type PlanOptions struct {
 	// docs/decisions/0010-clickhouse-merge-touches-staged-keys.md). The plan
 	// is the same: a row whose key is not staged matches no staged row.
 	Narrow bool
+	// Target, when set, is what the target joins as (SQL text, aliased t
+	// by the plan): a subquery of the target's rows that the engine finds
+	// its own way, which must hold every row whose key is staged.
+	Target string
 }
 
 // StandardMergePlanOpts is StandardMergePlan with options.
@@ -80,7 +84,11 @@ func StandardMergePlanOpts(d engine.Comparer, plan, src, action string, m engine
 	k := d.Ident(m.Key[0])
 	cases := fmt.Sprintf("  WHEN t.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
 		k, precedes(d, m, "s", "t"), byDelete(d, m, engine.MergeDelete, engine.MergeUpdate), Loses(d, m, "s", "t"))
-	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), joined(m.Target), keyJoin(d, m.Key, "s", "t"))
+	target := joined(m.Target)
+	if o.Target != "" {
+		target = o.Target
+	}
+	from := fmt.Sprintf("FROM %s AS s LEFT JOIN %s AS t ON %s", d.Ident(src), target, keyJoin(d, m.Key, "s", "t"))
 	if m.Tombstones.Name != "" {
 		cases += fmt.Sprintf("  WHEN x.%s IS NOT NULL THEN CASE WHEN %s THEN %s ELSE %s END\n",
 			k, precedes(d, m, "s", "x"), byDelete(d, m, engine.MergeDeleteAbsent, engine.MergeReinsert), Loses(d, m, "s", "x"))

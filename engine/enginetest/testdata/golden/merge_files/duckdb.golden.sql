@@ -36,11 +36,12 @@ CREATE UNIQUE INDEX IF NOT EXISTS "orders__idem_deleted_key" ON "sales"."orders_
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
-CREATE TEMP TABLE "idem_merge_plan" AS SELECT s.*, t.rowid AS "_idem_rowid", CASE
+CREATE TEMP TABLE "idem_merge_plan" AS WITH "_idem_matched" AS MATERIALIZED (SELECT t.rowid AS r FROM "sales"."orders" AS t SEMI JOIN "idem_stage_dedup" AS s ON t."order_id" = s."order_id")
+SELECT s.*, t."_idem_rowid" AS "_idem_rowid", CASE
   WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE CASE WHEN (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND NOT (s."status" IS NOT DISTINCT FROM t."status" AND s."is_deleted" IS NOT DISTINCT FROM t."is_deleted")) THEN 'tie' ELSE 'skip' END END
   WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" < x."status" OR (s."status" IS NOT NULL AND x."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM x."status" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE CASE WHEN (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND NOT (s."status" IS NOT DISTINCT FROM x."status" AND s."is_deleted" IS NOT DISTINCT FROM x."is_deleted")) THEN 'tie' ELSE 'skip' END END
   ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders" AS t ON t."order_id" = s."order_id"
+FROM "idem_stage_dedup" AS s LEFT JOIN (SELECT *, rowid AS "_idem_rowid" FROM "sales"."orders" WHERE rowid IN (SELECT r FROM "_idem_matched")) AS t ON t."order_id" = s."order_id"
   LEFT JOIN "sales"."orders__idem_deleted" AS x ON x."order_id" = s."order_id";
 
 SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
