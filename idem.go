@@ -47,6 +47,9 @@ func Run(ctx context.Context, j *Job, opts Options) ([]Result, error) {
 	if err := lint.Err(j); err != nil {
 		return nil, err
 	}
+	// The input's hash, which every run takes, overlaps opening the target.
+	stop := runner.HashAhead(j, opts.Date)
+	defer stop()
 	db, err := openForRun(ctx, j, opts)
 	if err != nil {
 		return nil, err

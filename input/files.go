@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 )
 
 // List expands patterns (relative to dir) into a sorted list of absolute
@@ -46,6 +48,55 @@ func List(dir string, patterns []string) ([]string, error) {
 // Names and order do not count: the same bytes under another name are the
 // same input, and a file listed twice counts twice.
 func Fingerprint(paths []string) (string, error) {
+	k := strings.Join(paths, "\x00")
+	ahead.Lock()
+	a := ahead.m[k]
+	delete(ahead.m, k)
+	ahead.Unlock()
+	if a != nil {
+		<-a.done
+		return a.fp, a.err
+	}
+	return fingerprint(paths)
+}
+
+// ahead holds the fingerprints FingerprintAhead is taking, by path list.
+var ahead = struct {
+	sync.Mutex
+	m map[string]*aheadSum
+}{m: map[string]*aheadSum{}}
+
+type aheadSum struct {
+	done chan struct{}
+	fp   string
+	err  error
+}
+
+// FingerprintAhead starts Fingerprint(paths) in the background, so that
+// reading the files overlaps what comes before a run needs their hash
+// (opening the target); the next Fingerprint of the same list, in this
+// process, takes that result once, as if it had hashed the files then.
+// stop forgets the result if no Fingerprint took it.
+func FingerprintAhead(paths []string) (stop func()) {
+	k := strings.Join(paths, "\x00")
+	a := &aheadSum{done: make(chan struct{})}
+	ahead.Lock()
+	ahead.m[k] = a
+	ahead.Unlock()
+	go func() {
+		a.fp, a.err = fingerprint(paths)
+		close(a.done)
+	}()
+	return func() {
+		ahead.Lock()
+		if ahead.m[k] == a {
+			delete(ahead.m, k)
+		}
+		ahead.Unlock()
+	}
+}
+
+func fingerprint(paths []string) (string, error) {
 	sums := make([]string, 0, len(paths))
 	for _, p := range paths {
 		s, err := hashFile(p)

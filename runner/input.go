@@ -358,3 +358,24 @@ func (r *run) markJSON(t engine.Table, cols []string) []string {
 	}
 	return r.sql.Stage.MarkJSON(t, js)
 }
+
+// HashAhead starts hashing the input files of the first partition a run of
+// date loads (input.FingerprintAhead), before the target is opened: an
+// unchanged rerun then waits for the longer of the hash and the open,
+// ledger reads and partition checksum, not for both. It returns what
+// forgets the hash if no run took it.
+func HashAhead(j *job.Job, date string) (stop func()) {
+	ws, err := j.Windows(date)
+	if err != nil || !j.Source.HasFiles() {
+		return func() {}
+	}
+	globs := renderGlobs(j, ws[0])
+	if isRemote(globs) {
+		return func() {}
+	}
+	files, err := input.List(j.Dir, globs)
+	if err != nil || len(files) == 0 {
+		return func() {}
+	}
+	return input.FingerprintAhead(files)
+}
