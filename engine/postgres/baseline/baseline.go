@@ -51,16 +51,7 @@ func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
 			return 0, err
 		}
 	case "pipe":
-		if _, err := tx.Exec(ctx, bench.Create(op.Table, pgType)); err != nil {
-			return 0, err
-		}
-		if err := pipe(ctx, tx.Conn(), op); err != nil {
-			return 0, err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return 0, err
-		}
-		return count(ctx, conn, op.Table)
+		return pipeLoad(ctx, conn, tx, op)
 	case "merge":
 		dest = "bench_stage"
 		if _, err := tx.Exec(ctx, fmt.Sprintf("CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP", bench.Ident(dest), bench.Ident(op.Table))); err != nil {
@@ -81,6 +72,20 @@ func (pg) Run(ctx context.Context, op bench.Op) (int64, error) {
 		if _, err := tx.Exec(ctx, fmt.Sprintf("CREATE UNIQUE INDEX ON %s (order_id)", bench.Ident(op.Table))); err != nil {
 			return 0, err
 		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return count(ctx, conn, op.Table)
+}
+
+// pipeLoad creates the table and pipes op.Query's rows into it, in tx.
+func pipeLoad(ctx context.Context, conn *pgx.Conn, tx pgx.Tx, op bench.Op) (int64, error) {
+	if _, err := tx.Exec(ctx, bench.Create(op.Table, pgType)); err != nil {
+		return 0, err
+	}
+	if err := pipe(ctx, tx.Conn(), op); err != nil {
+		return 0, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, err
