@@ -23,6 +23,10 @@ import (
 	"github.com/idemdata/idem/job"
 )
 
+// stepMergeDirectJob's first load goes straight into the new table (no
+// loaded_at to add: runner/direct.go).
+var stepMergeDirectJob = strings.Replace(stepMergeJob, "loaded_at: _loaded_at\n", "", 1)
+
 // The jobs of the per-step tests: one of each strategy, the first input,
 // and the changed one a rerun loads (order 6 is newer, order 7 is new).
 const (
@@ -59,23 +63,6 @@ columns:
   created_at: TIMESTAMP
   updated_at: TIMESTAMP
 loaded_at: _loaded_at
-`
-	// stepMergeDirectJob's first load goes straight into the new table
-	// (no loaded_at to add: runner/direct.go).
-	stepMergeDirectJob = `idem: 1
-job: orders_merge
-source:
-  files: in/*.csv
-target:
-  table: orders
-strategy: merge
-key: [order_id]
-latest_by: updated_at
-columns:
-  order_id: BIGINT
-  amount: DECIMAL(12,2)
-  created_at: TIMESTAMP
-  updated_at: TIMESTAMP
 `
 	stepInput = `order_id,customer_id,created_at,status,amount,updated_at
 2,11,2026-11-28 08:00:00,placed,20.50,2026-11-28 08:00:00
