@@ -3,6 +3,7 @@
 package baseline
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -112,7 +113,14 @@ func pipe(ctx context.Context, conn *pgx.Conn, op bench.Op) error {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		_, err := src.PgConn().CopyTo(ctx, pw, fmt.Sprintf("COPY (%s) TO STDOUT (FORMAT binary)", op.Query))
+		// CopyTo writes each row's message on its own: unbuffered, every
+		// row was a handoff between goroutines (2.1 s for 1M rows, psql's
+		// pipe 0.55 s).
+		bw := bufio.NewWriterSize(pw, 1<<20)
+		_, err := src.PgConn().CopyTo(ctx, bw, fmt.Sprintf("COPY (%s) TO STDOUT (FORMAT binary)", op.Query))
+		if err == nil {
+			err = bw.Flush()
+		}
 		pw.CloseWithError(err)
 		done <- err
 	}()
