@@ -316,8 +316,13 @@ type Rewriter interface {
 // Merger spells the merge strategy's steps.
 type Merger interface {
 	// Tombstones creates m.Tombstones if it does not exist: the target's
-	// columns, and a primary key or unique index on the key.
+	// columns, and a primary key or unique index on the key where the
+	// engine keeps one (DuckDB and ClickHouse do not).
 	Tombstones(m MergeSpec) []string
+	// RekeyTombstones gives m.Tombstones, which exists, its unique key on
+	// m.Key in place of the one on the key it was made with (the job's
+	// key changed); none where the table has no unique key.
+	RekeyTombstones(m MergeSpec) []string
 	// TombstoneColumn adds the target's column c (as read from it) to
 	// m.Tombstones, with the type it has in the target.
 	TombstoneColumn(m MergeSpec, c Column) string

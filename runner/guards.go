@@ -77,7 +77,50 @@ func (r *run) checkFirstMerge(ctx context.Context) error {
 	if err := r.repeatedKey(ctx, r.table, "", r.job.Target.Table); err != nil {
 		return err
 	}
-	return r.replaceKeyIndex(ctx)
+	if err := r.replaceKeyIndex(ctx); err != nil {
+		return err
+	}
+	return r.rekeyTombstones(ctx)
+}
+
+// rekeyTombstones gives the tombstone table of a merge whose definition
+// changed its unique key on the job's key: made on an earlier key, it
+// refuses deletes the new key keeps apart. A tombstone table holding a
+// key twice under the new key is refused like the target.
+func (r *run) rekeyTombstones(ctx context.Context) error {
+	if r.job.DeleteWhen == "" {
+		return nil
+	}
+	tomb, err := engine.TombstoneTable(engine.Table(r.job.Table()))
+	if err != nil { // planMerge names the problem
+		return nil
+	}
+	if found, err := r.tombstonesExist(ctx, tomb); err != nil || !found {
+		return err
+	}
+	name := tomb.Name
+	if tomb.Schema != "" {
+		name = tomb.Schema + "." + name
+	}
+	if err := r.repeatedKey(ctx, r.sql.Table(tomb), "", name); err != nil {
+		return err
+	}
+	cols, err := r.s.columns(ctx, r.sql, r.sql.Table(tomb))
+	if err != nil {
+		return err
+	}
+	stmts := r.sql.Merge.RekeyTombstones(engine.MergeSpec{Key: r.job.Key, Tombstones: tomb, Cols: cols})
+	if len(stmts) > 0 {
+		if err := r.proto.planDDL(r, "make the unique key of "+tomb.Name+" on the key"); err != nil {
+			return err
+		}
+	}
+	for _, q := range stmts {
+		if _, err := r.s.exec(ctx, q); err != nil {
+			return fmt.Errorf("keying %s on %v: %w", tomb.Name, r.job.Key, err)
+		}
+	}
+	return nil
 }
 
 // replaceKeyIndex gives a merge target idem's unique index on the job's

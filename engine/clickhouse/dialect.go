@@ -214,6 +214,9 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS %s %s", d.Table(m.Tombstones), d.Table(m.Target), mergeTree(""))}
 }
 
+// RekeyTombstones: ClickHouse has no unique keys to make anew.
+func (d Dialect) RekeyTombstones(engine.MergeSpec) []string { return nil }
+
 // TombstoneColumn adds the target's column c with its type as read
 // (ClickHouse gives it whole: Nullable(Decimal(12, 2))).
 func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {

@@ -8,16 +8,21 @@ import (
 	"github.com/idemdata/idem/engine/stdsql"
 )
 
-// Tombstones creates the tombstone table with the target's columns and a
-// unique index on the key, which keeps one tombstone per key. DuckDB's
-// optimizer hash-joins staging with the tombstones, as with the target (it
-// does not pick an index join): one scan of the deletes per run, not one per
-// staged row.
+// Tombstones creates the tombstone table with the target's columns. It
+// has no unique index: DuckDB cannot make an index anew under its name in
+// the transaction that dropped it (a key changed), and the merge checks
+// the keys it touches itself (a key held twice is refused).
 func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	return []string{
 		fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS SELECT * FROM %s LIMIT 0", d.Table(m.Tombstones), d.Table(m.Target)),
-		fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (%s)", d.Ident(m.Tombstones.Name+"_key"), d.Table(m.Tombstones), d.Idents(m.Key)),
 	}
+}
+
+// RekeyTombstones drops the unique index an earlier idem made on the
+// key the table was made with.
+func (d Dialect) RekeyTombstones(m engine.MergeSpec) []string {
+	t := m.Tombstones
+	return []string{"DROP INDEX IF EXISTS " + d.Table(engine.Table{Schema: t.Schema, Name: t.Name + "_key"})}
 }
 
 // TombstoneColumn adds the target's column c with its type as read

@@ -21,6 +21,7 @@ var guardCases = []testCase{
 	{"TableNamesDifferingInCaseHaveOneOwner", testTableNameCase},
 	{"MergeOntoKeyHeldTwiceFails", testMergeKeyHeldTwice},
 	{"MergeKeyChangedAndBack", testMergeKeyChanged},
+	{"MergeKeyChangedTombstones", testMergeKeyChangedTombstones},
 	{"FailedFirstMergeLeavesNoTombstones", testFailedFirstMerge},
 	{"InterruptedFirstMergeLeavesNoTombstones", testInterruptedFirstMerge},
 	{"LeftoverTombstonesMadeLikeTheTarget", testLeftoverTombstones},
@@ -247,4 +248,23 @@ func testLeftoverTombstones(t *testing.T, h Harness) {
 	r := e.MustRun(e.Job(deletesJob), "2026-11-29")
 	require.Equal(t, int64(1), r.Deleted)
 	require.Equal(t, []string{"1"}, e.Query(`SELECT order_id FROM `+e.Sales("orders__idem_deleted")))
+}
+
+// The tombstones of a merge whose key changed are kept by the new key:
+// the unique key they were made with (on the old key) is made anew, so
+// deletes the new key keeps apart are both remembered.
+func testMergeKeyChangedTombstones(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	const head = "order_id,status,updated_at,is_deleted\n"
+	body := func(key string) string {
+		return "job: keyed\nsource:\n  files: m/{{ date }}.csv\nstrategy: merge\nkey: [" + key + "]\nlatest_by: updated_at\ndelete_when: is_deleted\n"
+	}
+	e.Write("m/2026-11-28.csv", head+"1,placed,2026-11-28 10:00:00,false\n2,placed,2026-11-28 10:00:00,true\n")
+	e.MustRun(e.Job(body("order_id")), "2026-11-28")
+	e.Write("m/2026-11-29.csv", head+"2,shipped,2026-11-29 10:00:00,true\n1,shipped,2026-11-29 10:00:00,true\n")
+	r := e.MustRun(e.Job(body("order_id, status")), "2026-11-29")
+	require.Equal(t, int64(2), r.DeletedAbsent, "%+v", r)
+	require.Equal(t, []string{"1|placed"}, e.Rows("", "order_id", "status"))
+	require.ElementsMatch(t, []string{"1", "2", "2"}, e.Query(`SELECT order_id FROM `+e.Sales("orders__idem_deleted")))
+	require.ElementsMatch(t, []string{"placed", "shipped"}, e.Query(`SELECT status FROM `+e.Sales("orders__idem_deleted")+` WHERE order_id = 2`))
 }

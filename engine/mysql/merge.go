@@ -30,6 +30,13 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 		d.Table(m.Tombstones), d.Idents(m.Key), d.tableOptions(), d.Table(m.Target))}
 }
 
+// RekeyTombstones puts idem_key on the new key in one statement (the
+// table was made with idem_key, so MySQL needs no IF EXISTS).
+func (d Dialect) RekeyTombstones(m engine.MergeSpec) []string {
+	return []string{fmt.Sprintf("ALTER TABLE %s DROP INDEX %s, ADD UNIQUE KEY %s (%s)",
+		d.Table(m.Tombstones), d.Ident("idem_key"), d.Ident("idem_key"), d.Idents(m.Key))}
+}
+
 // TombstoneColumn adds the target's column c, nullable, with its type as
 // read (see columnType).
 func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {

@@ -18,6 +18,19 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 	}
 }
 
+// RekeyTombstones drops the primary key the table was made with and makes
+// a unique index on the new key; the old key's columns may now be NULL.
+func (d Dialect) RekeyTombstones(m engine.MergeSpec) []string {
+	t, index := m.Tombstones, m.Tombstones.Name+"_key"
+	stmts := []string{fmt.Sprintf("ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s", d.Table(t), d.Ident(t.Name+"_pkey"))}
+	for _, c := range m.Cols {
+		stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL", d.Table(t), d.Ident(c.Name)))
+	}
+	return append(stmts,
+		"DROP INDEX IF EXISTS "+d.Table(engine.Table{Schema: t.Schema, Name: index}),
+		fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", d.Ident(index), d.Table(t), d.Idents(m.Key)))
+}
+
 // TombstoneColumn adds the target's column c with its exact type, read
 // from the catalog (see AddColumn).
 func (d Dialect) TombstoneColumn(m engine.MergeSpec, c engine.Column) string {

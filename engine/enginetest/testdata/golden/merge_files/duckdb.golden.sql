@@ -32,8 +32,6 @@ SELECT * FROM "sales"."orders" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS SELECT * FROM "sales"."orders" LIMIT 0;
 
-CREATE UNIQUE INDEX IF NOT EXISTS "orders__idem_deleted_key" ON "sales"."orders__idem_deleted" ("order_id");
-
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
 CREATE TEMP TABLE "idem_merge_plan" AS WITH "_idem_matched" AS MATERIALIZED (SELECT t.rowid AS r FROM "sales"."orders" AS t SEMI JOIN "idem_stage_dedup" AS s ON t."order_id" = s."order_id")

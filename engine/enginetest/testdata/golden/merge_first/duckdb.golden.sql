@@ -32,8 +32,6 @@ SELECT * FROM "sales"."orders" LIMIT 0;
 
 CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS SELECT * FROM "sales"."orders" LIMIT 0;
 
-CREATE UNIQUE INDEX IF NOT EXISTS "orders__idem_deleted_key" ON "sales"."orders__idem_deleted" ("order_id");
-
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
 SELECT count(*) FROM "sales"."orders" WHERE coalesce("is_deleted", false);
