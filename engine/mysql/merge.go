@@ -30,11 +30,15 @@ func (d Dialect) Tombstones(m engine.MergeSpec) []string {
 		d.Table(m.Tombstones), d.Idents(m.Key), d.tableOptions(), d.Table(m.Target))}
 }
 
-// RekeyTombstones puts idem_key on the new key in one statement (the
-// table was made with idem_key, so MySQL needs no IF EXISTS).
+// RekeyTombstones puts idem_key on the new key, replacing the one the
+// table was made with in the same statement; a table made by hand without
+// it gets it. MySQL has no DROP INDEX IF EXISTS: the catalog decides.
 func (d Dialect) RekeyTombstones(m engine.MergeSpec) []string {
-	return []string{fmt.Sprintf("ALTER TABLE %s DROP INDEX %s, ADD UNIQUE KEY %s (%s)",
-		d.Table(m.Tombstones), d.Ident("idem_key"), d.Ident("idem_key"), d.Idents(m.Key))}
+	t := m.Tombstones
+	add := fmt.Sprintf("ADD UNIQUE KEY %s (%s)", d.Ident("idem_key"), d.Idents(m.Key))
+	alter := "ALTER TABLE " + d.Table(t) + " "
+	return prepared(fmt.Sprintf("SELECT IF(count(*) > 0, %s, %s) FROM information_schema.statistics WHERE table_schema = %s AND table_name = %s AND index_name = 'idem_key'",
+		d.String(alter+"DROP INDEX "+d.Ident("idem_key")+", "+add), d.String(alter+add), d.schemaExpr(t), d.String(t.Name)))
 }
 
 // TombstoneColumn adds the target's column c, nullable, with its type as
