@@ -66,7 +66,7 @@ func missingIndexes(ctx context.Context, j *Job, db engine.DB) ([]MissingIndex, 
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil || !exists {
 		return nil, err
 	}
-	have, err := indexes(ctx, db, ix, t)
+	have, err := engine.ReadIndexes(ctx, db.Conn(), ix, t)
 	if err != nil {
 		return nil, fmt.Errorf("reading the indexes of %s: %w", j.Target.Table, err)
 	}
@@ -84,27 +84,6 @@ func missingIndexes(ctx context.Context, j *Job, db engine.DB) ([]MissingIndex, 
 	}
 	want.Create = ix.IndexDDL(t, engine.IndexName(t, purpose), purpose, want.Columns)
 	return []MissingIndex{want}, nil
-}
-
-// indexes reads each index's columns, in order, by the purposes it serves.
-func indexes(ctx context.Context, db engine.DB, ix engine.Indexer, t engine.Table) (map[string][][]string, error) {
-	q, args := ix.IndexedColumns(t)
-	rows, err := db.Conn().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	all := map[string][][]string{}
-	for rows.Next() {
-		var purposes, cols string
-		if err := rows.Scan(&purposes, &cols); err != nil {
-			return nil, err
-		}
-		for _, p := range strings.Split(purposes, engine.IndexColumnSep) {
-			all[p] = append(all[p], strings.Split(cols, engine.IndexColumnSep))
-		}
-	}
-	return all, rows.Err()
 }
 
 // covers reports whether an index on have serves lookups of want: its

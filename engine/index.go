@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 )
 
 // Indexer is an optional group of an engine's SQL (SQL.Index, nil when the
@@ -85,4 +87,26 @@ func validUTF8End(s string) bool {
 		return n == 3
 	}
 	return false
+}
+
+// ReadIndexes reads t's indexes (IndexedColumns) on q: each index's
+// columns, in order, by the purposes it serves.
+func ReadIndexes(ctx context.Context, q Querier, ix Indexer, t Table) (map[string][][]string, error) {
+	query, args := ix.IndexedColumns(t)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	all := map[string][][]string{}
+	for rows.Next() {
+		var purposes, cols string
+		if err := rows.Scan(&purposes, &cols); err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(purposes, IndexColumnSep) {
+			all[p] = append(all[p], strings.Split(cols, IndexColumnSep))
+		}
+	}
+	return all, rows.Err()
 }

@@ -48,11 +48,7 @@ func (r *run) checkPlanRows(ctx context.Context, planRows int64) error {
 		return err
 	}
 	if tomb := r.merge.Tombstones; tomb.Name != "" {
-		name := tomb.Name
-		if tomb.Schema != "" {
-			name = tomb.Schema + "." + name
-		}
-		if err := r.repeatedKey(ctx, r.sql.Table(tomb), r.src, name); err != nil {
+		if err := r.repeatedKey(ctx, r.sql.Table(tomb), r.src, dotted(tomb)); err != nil {
 			return err
 		}
 	}
@@ -98,11 +94,7 @@ func (r *run) rekeyTombstones(ctx context.Context) error {
 	if found, err := r.tombstonesExist(ctx, tomb); err != nil || !found {
 		return err
 	}
-	name := tomb.Name
-	if tomb.Schema != "" {
-		name = tomb.Schema + "." + name
-	}
-	if err := r.repeatedKey(ctx, r.sql.Table(tomb), "", name); err != nil {
+	if err := r.repeatedKey(ctx, r.sql.Table(tomb), "", dotted(tomb)); err != nil {
 		return err
 	}
 	cols, err := r.s.columns(ctx, r.sql, r.sql.Table(tomb))
@@ -154,24 +146,17 @@ func (r *run) replaceKeyIndex(ctx context.Context) error {
 // hasKeyIndex reports whether t has a unique index on exactly the job's
 // key, in any order.
 func (r *run) hasKeyIndex(ctx context.Context, ix engine.Indexer, t engine.Table) (bool, error) {
-	q, args := ix.IndexedColumns(t)
-	rows, err := r.s.QueryContext(ctx, q, args...)
+	have, err := engine.ReadIndexes(ctx, r.s, ix, t)
 	if err != nil {
 		return false, fmt.Errorf("reading the indexes of %s: %w", r.job.Target.Table, err)
 	}
-	defer rows.Close()
 	want := slices.Sorted(slices.Values(r.job.Key))
-	found := false
-	for rows.Next() {
-		var purposes, cols string
-		if err := rows.Scan(&purposes, &cols); err != nil {
-			return false, err
+	for _, cols := range have[engine.IndexKey] {
+		if slices.Equal(slices.Sorted(slices.Values(cols)), want) {
+			return true, nil
 		}
-		have := strings.Split(cols, engine.IndexColumnSep)
-		slices.Sort(have)
-		found = found || (slices.Contains(strings.Split(purposes, engine.IndexColumnSep), engine.IndexKey) && slices.Equal(have, want))
 	}
-	return found, rows.Err()
+	return false, nil
 }
 
 // repeatedKey returns a *RepeatedKeyError for the first key that table
@@ -201,6 +186,14 @@ func (r *run) repeatedKey(ctx context.Context, table, src, name string) error {
 		e.Value = append(e.Value, keyText(v))
 	}
 	return e
+}
+
+// dotted is t as errors name it: schema.name, or name.
+func dotted(t engine.Table) string {
+	if t.Schema == "" {
+		return t.Name
+	}
+	return t.Schema + "." + t.Name
 }
 
 // keyText is a key value as an error shows it: its text quoted, as the
