@@ -53,19 +53,15 @@ func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send fu
 		}
 		return b
 	}
+	next, putRow := rowPutter(rows, cols, lim)
 	b, ar := newBatch(), &arena{}
-	dest := make([]any, len(cols))
-	var buf []byte
-	for line := 1; rows.Next(dest); line++ {
-		for i, v := range dest {
-			var err error
-			if buf, err = putValue(b.Cols[i], v, cols[i].Type, buf[:0], ar, lim); err != nil {
-				err = at(err, SourceName, line, cols[i].Name, buf)
-				if e, ok := err.(*Error); ok {
-					e.Unit = "row"
-				}
-				return err
+	for line := 1; next(); line++ {
+		if i, buf, err := putRow(b, ar); err != nil {
+			err = at(err, SourceName, line, cols[i].Name, buf)
+			if e, ok := err.(*Error); ok {
+				e.Unit = "row"
 			}
+			return err
 		}
 		b.Len++
 		if b.Len == BatchRows {
@@ -87,6 +83,34 @@ func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send fu
 	return nil
 }
 
+// rowPutter reads rows' next row (next) and appends its values to a batch
+// (putRow, which returns the column and text of a value refused): typed
+// when the rows can hand them over so (ValueRows), else boxed.
+func rowPutter(rows Rows, cols []Column, lim *Limits) (next func() bool, putRow func(*Batch, *arena) (int, []byte, error)) {
+	var buf []byte
+	var err error
+	if IsTyped(rows) {
+		vr, dest := rows.(ValueRows), make([]Value, len(cols))
+		return func() bool { return vr.NextValues(dest) }, func(b *Batch, ar *arena) (int, []byte, error) {
+			for i := range dest {
+				if buf, err = putTyped(b.Cols[i], &dest[i], cols[i].Type, buf[:0], ar, lim); err != nil {
+					return i, buf, err
+				}
+			}
+			return 0, nil, nil
+		}
+	}
+	dest := make([]any, len(cols))
+	return func() bool { return rows.Next(dest) }, func(b *Batch, ar *arena) (int, []byte, error) {
+		for i, v := range dest {
+			if buf, err = putValue(b.Cols[i], v, cols[i].Type, buf[:0], ar, lim); err != nil {
+				return i, buf, err
+			}
+		}
+		return 0, nil, nil
+	}
+}
+
 // putValue appends v, a value of the source's type src, to vector v as
 // the reader reads its text: the rules that decide a file's values decide
 // a database's. It returns the text it read, for messages.
@@ -101,15 +125,20 @@ func putValue(vec *Vector, v any, src Type, buf []byte, ar *arena, lim *Limits) 
 		}
 		return buf, err
 	}
-	f := field{quoted: true}
-	var err error
-	if f.b, err = appendValueText(buf, v, src); err != nil {
-		return f.b, err
+	buf, err := appendValueText(buf, v, src)
+	if err != nil {
+		return buf, err
 	}
-	if len(f.b) == 0 && vec.Type.Kind != Text {
-		return f.b, reasonf("is empty text, which a %s column holds only as NULL", vec.Type)
+	return buf, putText(vec, buf, ar, lim)
+}
+
+// putText appends the value a source's value reads as, given its text b
+// (which put copies what it keeps of).
+func putText(vec *Vector, b []byte, ar *arena, lim *Limits) error {
+	if len(b) == 0 && vec.Type.Kind != Text {
+		return reasonf("is empty text, which a %s column holds only as NULL", vec.Type)
 	}
-	return f.b, put(vec, f, ar, lim)
+	return put(vec, field{quoted: true, b: b}, ar, lim)
 }
 
 // putDirect appends the values whose reading by text would give the same
@@ -123,11 +152,7 @@ func putDirect(vec *Vector, v any, src Type, lim *Limits) (ok bool, err error) {
 		if t.Kind != Int {
 			return false, nil
 		}
-		if t.Bits < 64 && (x < -1<<(t.Bits-1) || x > 1<<(t.Bits-1)-1) {
-			return true, reasonf("is out of range for a %d-bit integer (%d to %d)", t.Bits, int64(-1)<<(t.Bits-1), int64(1)<<(t.Bits-1)-1)
-		}
-		vec.Null, vec.Int = append(vec.Null, false), append(vec.Int, x)
-		return true, nil
+		return true, putInt(vec, x)
 	case time.Time:
 		if t.Kind != src.Kind || !t.IsTime() || t.Kind != Date && t.Precision != 6 {
 			return false, nil
@@ -135,6 +160,16 @@ func putDirect(vec *Vector, v any, src Type, lim *Limits) (ok bool, err error) {
 		return true, putTime(vec, x, lim)
 	}
 	return false, nil
+}
+
+// putInt appends an integer to an integer column, refusing one out of its
+// range.
+func putInt(vec *Vector, x int64) error {
+	if t := vec.Type; t.Bits < 64 && (x < -1<<(t.Bits-1) || x > 1<<(t.Bits-1)-1) {
+		return reasonf("is out of range for a %d-bit integer (%d to %d)", t.Bits, int64(-1)<<(t.Bits-1), int64(1)<<(t.Bits-1)-1)
+	}
+	vec.Null, vec.Int = append(vec.Null, false), append(vec.Int, x)
+	return nil
 }
 
 // putTime appends a date, a wall-clock timestamp or an instant (in UTC)
@@ -178,11 +213,7 @@ func appendValueText(b []byte, v any, src Type) ([]byte, error) {
 	case uint64:
 		return strconv.AppendUint(b, x, 10), nil
 	case float64:
-		if src.Kind == Float && src.Bits == 32 && float64(float32(x)) == x {
-			// a REAL the driver widened: its shortest text as a REAL
-			return strconv.AppendFloat(b, x, 'g', -1, 32), nil
-		}
-		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
+		return appendFloat(b, x, src), nil
 	case float32:
 		return strconv.AppendFloat(b, float64(x), 'g', -1, 32), nil
 	case bool:
@@ -193,6 +224,15 @@ func appendValueText(b []byte, v any, src Type) ([]byte, error) {
 		return appendTime(b, x, src)
 	}
 	return b, reasonf("is a %T, a value the reader does not know", v)
+}
+
+// appendFloat appends x's shortest text; a REAL the driver widened, its
+// shortest text as a REAL.
+func appendFloat(b []byte, x float64, src Type) []byte {
+	if src.Kind == Float && src.Bits == 32 && float64(float32(x)) == x {
+		return strconv.AppendFloat(b, x, 'g', -1, 32)
+	}
+	return strconv.AppendFloat(b, x, 'g', -1, 64)
 }
 
 // appendTime writes a date, a wall-clock timestamp or an instant as the

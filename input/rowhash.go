@@ -57,6 +57,20 @@ func (h *RowsHash) Add(row []any) {
 	for i, v := range row {
 		b = appendCanonical(b, v, h.cols[i].Type)
 	}
+	h.add(b)
+}
+
+// AddValues adds one row, its values as ValueRows.NextValues set them.
+func (h *RowsHash) AddValues(row []Value) {
+	b := h.buf[:0]
+	for i := range row {
+		b = appendCanonicalValue(b, &row[i], h.cols[i].Type)
+	}
+	h.add(b)
+}
+
+// add adds the row encoded as b.
+func (h *RowsHash) add(b []byte) {
 	h.buf = b
 	s := xxh3.Hash128(b)
 	var c uint64
@@ -89,12 +103,8 @@ func appendCanonical(b []byte, v any, src Type) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, 0)
-	case int64: // at most 20 digits: the length is one byte
-		b = append(b, 'i', 0)
-		n := len(b)
-		b = strconv.AppendInt(b, x, 10)
-		b[n-1] = byte(len(b) - n)
-		return b
+	case int64:
+		return appendCanonicalInt(b, x)
 	case uint64: // at most 20 digits
 		b = append(b, 'i', 0)
 		n := len(b)
@@ -118,17 +128,53 @@ func appendCanonical(b []byte, v any, src Type) []byte {
 	case []byte:
 		return append(binary.AppendUvarint(append(b, 's'), uint64(len(x))), x...)
 	case time.Time:
-		sec := x.Unix()
-		if src.Kind != TimestampTZ { // its wall clock, read as UTC
-			_, off := x.Zone()
-			sec += int64(off)
-		}
-		b = binary.BigEndian.AppendUint64(append(b, 't'), uint64(sec))
-		return binary.BigEndian.AppendUint32(b, uint32(x.Nanosecond()))
+		return appendCanonicalTime(b, x, src)
 	}
 	// Not a value Rows hands over (the reader refuses it): its Go text.
 	s := fmt.Sprintf("%T:%v", v, v)
 	return append(binary.AppendUvarint(append(b, '?'), uint64(len(s))), s...)
+}
+
+// appendCanonicalValue appends a typed value's encoding: the same bytes
+// as appendCanonical's of the value boxed.
+func appendCanonicalValue(b []byte, v *Value, src Type) []byte {
+	switch v.Kind {
+	case IntValue:
+		return appendCanonicalInt(b, v.Int)
+	case FloatValue:
+		return binary.BigEndian.AppendUint64(append(b, 'f'), math.Float64bits(v.Float))
+	case BoolValue:
+		if v.Bool {
+			return append(b, 'b', 1)
+		}
+		return append(b, 'b', 0)
+	case TextValue:
+		return append(binary.AppendUvarint(append(b, 's'), uint64(len(v.Text))), v.Text...)
+	case TimeValue:
+		return appendCanonicalTime(b, v.Time, src)
+	}
+	return append(b, 0)
+}
+
+// appendCanonicalInt encodes an int64: at most 20 digits, so the length
+// is one byte.
+func appendCanonicalInt(b []byte, x int64) []byte {
+	b = append(b, 'i', 0)
+	n := len(b)
+	b = strconv.AppendInt(b, x, 10)
+	b[n-1] = byte(len(b) - n)
+	return b
+}
+
+// appendCanonicalTime encodes a date or time.
+func appendCanonicalTime(b []byte, x time.Time, src Type) []byte {
+	sec := x.Unix()
+	if src.Kind != TimestampTZ { // its wall clock, read as UTC
+		_, off := x.Zone()
+		sec += int64(off)
+	}
+	b = binary.BigEndian.AppendUint64(append(b, 't'), uint64(sec))
+	return binary.BigEndian.AppendUint32(b, uint32(x.Nanosecond()))
 }
 
 // HashedRows are rows whose values are added to a RowsHash as they are
@@ -150,5 +196,17 @@ func (r *HashedRows) Next(dest []any) bool {
 		return false
 	}
 	r.Hash.Add(dest)
+	return true
+}
+
+// Typed reports whether the rows hashed hand their values over typed.
+func (r *HashedRows) Typed() bool { return IsTyped(r.Rows) }
+
+// NextValues reads the next row typed and adds it to the hash.
+func (r *HashedRows) NextValues(dest []Value) bool {
+	if !r.Rows.(ValueRows).NextValues(dest) {
+		return false
+	}
+	r.Hash.AddValues(dest)
 	return true
 }

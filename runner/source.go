@@ -143,8 +143,8 @@ func (r *run) loadSource(ctx context.Context, rows input.Rows) (int64, error) {
 // table is created (createDirect) and the rows returned give that row
 // again first; with none, the (empty) input is staged.
 func (r *run) sourceDirect(ctx context.Context, rows input.Rows) (input.Rows, error) {
-	p := &peeked{Rows: rows, first: make([]any, len(rows.Columns()))}
-	if !rows.Next(p.first) {
+	p := &peeked{Rows: rows, first: make([]any, len(rows.Columns())), firstTyped: make([]input.Value, len(rows.Columns()))}
+	if !p.peek() {
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
@@ -156,11 +156,32 @@ func (r *run) sourceDirect(ctx context.Context, rows input.Rows) (input.Rows, er
 	return p, r.createDirect(ctx, &input.Input{Columns: r.scanned.Columns, Rows: 1})
 }
 
-// peeked are rows whose first row was read ahead, into first.
+// peeked are rows whose first row was read ahead, into first (or
+// firstTyped when the rows are typed: its text is still the driver's, as
+// no other row was read since).
 type peeked struct {
 	input.Rows
-	first []any
-	again bool // first is still to be given
+	first      []any
+	firstTyped []input.Value
+	again      bool // first is still to be given
+}
+
+func (p *peeked) peek() bool {
+	if p.Typed() {
+		return p.Rows.(input.ValueRows).NextValues(p.firstTyped)
+	}
+	return p.Rows.Next(p.first)
+}
+
+func (p *peeked) Typed() bool { return input.IsTyped(p.Rows) }
+
+func (p *peeked) NextValues(dest []input.Value) bool {
+	if p.again {
+		p.again = false
+		copy(dest, p.firstTyped)
+		return true
+	}
+	return p.Rows.(input.ValueRows).NextValues(dest)
 }
 
 func (p *peeked) Next(dest []any) bool {
@@ -274,4 +295,10 @@ func (f fromSource) Err() error {
 		return sourceErr{err}
 	}
 	return nil
+}
+
+func (f fromSource) Typed() bool { return input.IsTyped(f.SourceRows) }
+
+func (f fromSource) NextValues(dest []input.Value) bool {
+	return f.SourceRows.(input.ValueRows).NextValues(dest)
 }
