@@ -78,11 +78,10 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func (n number) isInt() bool { return len(n.frac) == 0 && !n.hasExp }
 
 // digits is the number's significant digits (no leading or trailing
-// zeros) and the exponent e such that its value is 0.digits × 10^e; "" for
-// zero.
-func (n number) digits() (string, int) {
-	all := make([]byte, 0, len(n.intg)+len(n.frac))
-	all = append(all, n.intg...)
+// zeros), appended to buf, and the exponent e such that its value is
+// 0.digits × 10^e; none for zero.
+func (n number) digits(buf []byte) ([]byte, int) {
+	all := append(buf, n.intg...)
 	all = append(all, n.frac...)
 	e := len(n.intg) + n.exp
 	i := 0
@@ -96,9 +95,9 @@ func (n number) digits() (string, int) {
 		j--
 	}
 	if j == 0 {
-		return "", 0
+		return all[:0], 0
 	}
-	return string(all[:j]), e
+	return all[:j], e
 }
 
 // shape is digits' length and exponent without building the digits: the
@@ -186,11 +185,11 @@ func float64Of(b []byte, n number, bits int) (float64, error) {
 	if count <= limit && e > -300 && e < 300 && (bits == 64 || e > -30 && e < 30) {
 		return f, nil
 	}
-	sig, _ := n.digits()
+	sig, _ := n.digits(nil)
 	back := strconv.AppendFloat(nil, f, 'e', -1, bits)
 	m, _ := scanNumber(back)
-	bd, be := m.digits()
-	if bd != sig || be != e {
+	bd, be := m.digits(nil)
+	if !bytes.Equal(bd, sig) || be != e {
 		return 0, reasonf("cannot be held exactly by a %s (it would read back as %s)", floatName(bits), back)
 	}
 	return f, nil
@@ -208,8 +207,9 @@ func floatName(bits int) string {
 // point than s, or more before it than p-s, is refused: a DECIMAL column
 // would round or refuse it.
 func decimalOf(n number, p, s int) (small int64, large *big.Int, err error) {
-	d, e := n.digits()
-	if d == "" {
+	var stack [40]byte // a DECIMAL's digits, mostly: none allocated
+	d, e := n.digits(stack[:0])
+	if len(d) == 0 {
 		if p > 18 {
 			return 0, new(big.Int), nil
 		}
@@ -236,7 +236,7 @@ func decimalOf(n number, p, s int) (small int64, large *big.Int, err error) {
 		}
 		return v, nil, nil
 	}
-	v, _ := new(big.Int).SetString(d, 10)
+	v, _ := new(big.Int).SetString(string(d), 10)
 	if shift > 0 {
 		v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(shift)), nil))
 	}
