@@ -23,7 +23,8 @@ type SourceReader interface {
 }
 
 // SourceRows is a source query's rows, streamed as the database sends
-// them.
+// them. An engine's rows may also be input.ValueRows (PostgreSQL's are):
+// the reader and the fingerprint then take each value typed, unboxed.
 type SourceRows interface {
 	input.Rows
 	Close() error
