@@ -114,7 +114,7 @@ func startRows(ctx context.Context, pc *pgconn.PgConn, types *pgtype.Map, query 
 	if err != nil {
 		return nil, err
 	}
-	r := &sourceRows{}
+	r := &sourceRows{pc: pc}
 	formats := make([]int16, len(sd.Fields))
 	var refused []error
 	for i, f := range sd.Fields {
@@ -136,6 +136,7 @@ func startRows(ctx context.Context, pc *pgconn.PgConn, types *pgtype.Map, query 
 
 // sourceRows are a source query's rows as pgconn reads them.
 type sourceRows struct {
+	pc   *pgconn.PgConn
 	rr   *pgconn.ResultReader
 	cols []input.Column
 	decs []decoder
@@ -183,6 +184,11 @@ func (s *sourceRows) Err() error {
 		return s.err
 	}
 	_, err := s.rr.Close() // after the last row: the query's outcome
+	if err != nil && s.pc.IsClosed() && lostConnection(err) == nil {
+		// The socket closed mid-message (a session terminated while the
+		// server sent a row): pgconn says only "unexpected EOF".
+		err = fmt.Errorf("%w (%w)", pgconn.ErrConnClosed, err)
+	}
 	return err
 }
 
