@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -46,6 +47,7 @@ func (in *Input) scanCSVHalves(ctx context.Context, path string, delim byte, gue
 	if err != nil || parts[0].err != nil || parts[1].err != nil {
 		return "", false, err
 	}
+	fs.half, fs.halfLines, fs.halfRows = mid, parts[0].lines, parts[0].in.Rows
 	off := 0
 	for _, p := range parts {
 		for ci := range in.Columns {
@@ -102,27 +104,71 @@ func recordAfter(path string, at int64) (int64, error) {
 // scanCSVPart scans the records of one half: the first holds the header,
 // read again, the second starts at a record.
 func (in *Input) scanCSVPart(ctx context.Context, path string, delim byte, cols []int, p *csvPart) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	p.in = &Input{spec: in.spec, Columns: make([]Column, len(in.Columns))}
 	for i, c := range in.Columns {
 		p.in.Columns[i] = Column{Name: c.Name, Type: c.Type, Fixed: c.Fixed}
 		p.guesses = append(p.guesses, &guess{})
 	}
-	c := newCSVReader(io.NewSectionReader(f, p.start, p.end-p.start), delim)
-	if p.start == 0 {
-		if err := c.skipBOM(); err != nil {
-			return err
-		}
-		if _, err := c.next(); err != nil {
-			return err
-		}
+	f, c, err := openCSVPart(path, p.start, p.end, delim, 0)
+	if err != nil {
+		return err
 	}
+	defer f.Close()
 	var fs fileState
 	err = p.in.scanRecords(ctx, path, c, cols, p.guesses, &fs)
 	p.lines = c.line - 1
 	return err
+}
+
+// openCSVPart opens the records of path from start to end; the first part
+// (start 0) skips the header. Lines are numbered from lines+1, the lines
+// before the part.
+func openCSVPart(path string, start, end int64, delim byte, lines int) (*os.File, *csvReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := newCSVReader(io.NewSectionReader(f, start, end-start), delim)
+	c.line += lines
+	if start == 0 {
+		if err := c.skipBOM(); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		if _, err := c.next(); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	return f, c, nil
+}
+
+// readCSVPart reads one half's records into batches it sends.
+func (in *Input) readCSVPart(ctx context.Context, fs *fileState, p filePart, send func(*Batch) error) error {
+	f, c, err := openCSVPart(fs.path, p.start, p.end, fs.delim, p.lines)
+	if err != nil {
+		return readError(fs.path, err)
+	}
+	defer f.Close()
+	b, ar := in.newBatch(), &arena{}
+	rows := int64(0)
+	for {
+		if rows&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var err error
+		if b, ar, err = in.readRecord(fs, c, b, ar, send); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return err
+		}
+		rows++
+	}
+	if err := partRows(fs.path, p, rows); err != nil {
+		return err
+	}
+	if b.Len > 0 {
+		return send(b)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -90,7 +91,18 @@ func TestCSVHalvesAsOnePass(t *testing.T) {
 				require.Equal(t, one.Columns, halves.Columns)
 				require.Equal(t, one.Rows, halves.Rows)
 				require.Equal(t, one.Fingerprint, halves.Fingerprint)
-				require.Equal(t, one.files, halves.files)
+				split := halves.files[0]
+				require.Equal(t, c.split, split.half > 0)
+				split.half, split.halfLines, split.halfRows = 0, 0, 0
+				require.Equal(t, one.files, []fileState{split})
+				// Read gives the rows one pass gives, in another order.
+				minHalves = 1 << 62
+				_, oneRows, err := readAll(t, spec)
+				require.NoError(t, err)
+				minHalves = 1
+				_, halvesRows, err := readAll(t, spec)
+				require.NoError(t, err)
+				require.ElementsMatch(t, oneRows, halvesRows)
 			}
 
 			f, cr, _, err := openCSV(spec.Paths[0])
@@ -109,5 +121,60 @@ func TestCSVHalvesAsOnePass(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, c.split, ok)
 		})
+	}
+}
+
+// A file changed between the two passes is refused in either half, its
+// line numbered in the whole file (changed in place: the halves' offsets
+// hold).
+func TestCSVHalvesReadChanged(t *testing.T) {
+	defer func(m int64) { minHalves = m }(minHalves)
+	minHalves = 1
+	text := csvHalvesText(40, "")
+	for _, c := range []struct {
+		name, from, to, want string
+	}{
+		{"a field lost in the first half", "0;", "0,", "line 2"},
+		{"a field lost in the second half", ";;1e-3", ",;1e-3", "line 64"},
+		{"a record more in the second half", "", "5;x;;1\n", "rows from offset"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := csvSpec(t, text)
+			changed := text + c.to
+			if c.from != "" {
+				changed = strings.Replace(text, c.from, c.to, 1)
+			}
+			one := readChanged(t, spec, text, changed, 1<<62)
+			halves := readChanged(t, spec, text, changed, 1)
+			require.ErrorContains(t, halves, c.want)
+			if c.from != "" { // the same words as one pass
+				require.EqualError(t, halves, one.Error())
+			} else {
+				require.ErrorIs(t, one, ErrChanged)
+				require.ErrorIs(t, halves, ErrChanged)
+			}
+		})
+	}
+}
+
+// readChanged scans text (in halves when it is at least min bytes), then
+// reads changed in its place, as if unchanged (same size and time), and
+// returns the error the reading ends with.
+func readChanged(t *testing.T, spec Spec, text, changed string, min int64) error {
+	minHalves = min
+	require.NoError(t, os.WriteFile(spec.Paths[0], []byte(text), 0o644))
+	in, err := Scan(context.Background(), spec)
+	require.NoError(t, err)
+	require.Equal(t, min == 1, in.files[0].half > 0)
+	require.NoError(t, os.WriteFile(spec.Paths[0], []byte(changed), 0o644))
+	fs, err := stat(spec.Paths[0])
+	require.NoError(t, err)
+	in.files[0].size, in.files[0].mtime = fs.size, fs.mtime
+	r := in.Read(context.Background())
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			return err
+		}
 	}
 }

@@ -7,12 +7,14 @@
 package input
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -88,6 +90,11 @@ type fileState struct {
 	rows  int64
 	delim byte
 	cols  []int // CSV: the input column of each of the file's fields
+	// half is where Scan split the file in two (0: it did not), with the
+	// lines and rows before it: Read reads the halves at once too.
+	half      int64
+	halfLines int
+	halfRows  int64
 }
 
 // ErrChanged marks an input file that changed between the two readings of
@@ -368,4 +375,37 @@ func (in *Input) newBatch() *Batch {
 		b.Cols[i] = newVector(c.Type, BatchRows)
 	}
 	return b
+}
+
+// filePart is one of the halves Scan split a file in: its bytes, the lines
+// before it, and the rows Scan counted in it.
+type filePart struct {
+	start, end int64
+	lines      int
+	rows       int64
+}
+
+// readHalves reads a file Scan split in two (fs.half) with both halves at
+// once, read(part) sending each one's rows in batches of its own: the
+// rows are the file's in another order, which no step depends on (every
+// order in SQL is by content). Each half reads to its end or its error,
+// and the first half's error is the one returned, as one pass would meet
+// it first.
+func readHalves(ctx context.Context, fs *fileState, read func(context.Context, filePart) error) error {
+	parts := []filePart{{0, fs.half, 0, fs.halfRows}, {fs.half, fs.size, fs.halfLines, fs.rows - fs.halfRows}}
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Go(func() { errs[i] = read(ctx, p) })
+	}
+	wg.Wait()
+	return cmp.Or(errs...)
+}
+
+// partRows checks a half held the rows Scan counted in it.
+func partRows(path string, p filePart, rows int64) error {
+	if rows != p.rows {
+		return fmt.Errorf("%w: %s has %d rows from offset %d, not the %d it had", ErrChanged, path, rows, p.start, p.rows)
+	}
+	return nil
 }

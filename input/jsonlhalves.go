@@ -54,6 +54,7 @@ func (in *Input) scanJSONLHalves(ctx context.Context, s *jsonlScan, path string,
 	if parts[0].err != nil || parts[1].err != nil || s.clashes(parts) {
 		return "", false, nil
 	}
+	fs.half, fs.halfLines, fs.halfRows = mid, parts[0].lines, parts[0].in.Rows
 	off := 0
 	for _, p := range parts {
 		in.joinJSONLPart(s, path, p, off)
@@ -191,4 +192,27 @@ func (g *guess) join(o *guess, off int) {
 		g.maxTime.line += off
 	}
 	g.timeSeen = true
+}
+
+// readJSONLPart reads one half's lines into batches it sends.
+func (in *Input) readJSONLPart(ctx context.Context, fs *fileState, p filePart, send func(*Batch) error) error {
+	f, err := os.Open(fs.path)
+	if err != nil {
+		return readError(fs.path, err)
+	}
+	defer f.Close()
+	r := in.newJSONLRead()
+	j := newJSONLReader(io.NewSectionReader(f, p.start, p.end-p.start))
+	j.line = p.lines
+	rows, err := in.readJSONLFile(ctx, r, fs.path, j, send)
+	if err != nil {
+		return err
+	}
+	if err := partRows(fs.path, p, rows); err != nil {
+		return err
+	}
+	if r.b.Len > 0 {
+		return send(r.b)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,6 +68,15 @@ func TestJSONLHalvesAsOnePass(t *testing.T) {
 				require.Equal(t, one.Rows, halves.Rows)
 				require.Equal(t, one.Fingerprint, halves.Fingerprint)
 				require.Equal(t, one.files[0].rows, halves.files[0].rows)
+				require.Equal(t, c.split, halves.files[0].half > 0)
+				// Read gives the rows one pass gives, in another order.
+				minHalves = 1 << 62
+				_, oneRows, err := readAll(t, spec)
+				require.NoError(t, err)
+				minHalves = 1
+				_, halvesRows, err := readAll(t, spec)
+				require.NoError(t, err)
+				require.ElementsMatch(t, oneRows, halvesRows)
 			}
 
 			in, s := &Input{spec: spec}, newJSONLScan()
@@ -94,6 +104,47 @@ func TestJSONLHalvesAfterOtherFiles(t *testing.T) {
 		}
 		require.NoError(t, halvesErr)
 		require.Equal(t, one.Columns, halves.Columns)
-		require.Equal(t, one.files, halves.files)
+		split := halves.files[1]
+		require.Positive(t, split.half)
+		split.half, split.halfLines, split.halfRows = 0, 0, 0
+		require.Equal(t, one.files, []fileState{halves.files[0], split})
+	}
+}
+
+// A JSON Lines file changed between the two passes is refused in either
+// half, its line numbered in the whole file (changed in place: the
+// halves' offsets hold).
+func TestJSONLHalvesReadChanged(t *testing.T) {
+	defer func(m int64) { minHalves = m }(minHalves)
+	minHalves = 1
+	text := halvesText(40, "")
+	lines := strings.Split(text, "\n")
+	for _, c := range []struct {
+		name     string
+		line     int // 0-based
+		from, to string
+		want     string
+	}{
+		{"a key renamed in the first half", 1, `"day"`, `"dax"`, "line 2"},
+		{"a key renamed in the second half", len(lines) - 3, `"w"`, `"q"`, fmt.Sprintf("line %d", len(lines)-2)},
+		{"a line more in the second half", len(lines) - 1, "", `{}`, "rows from offset"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := jsonlSpec(t, text)
+			changed := slices.Clone(lines)
+			changed[c.line] = c.to
+			if c.from != "" {
+				changed[c.line] = strings.Replace(lines[c.line], c.from, c.to, 1)
+			}
+			one := readChanged(t, spec, text, strings.Join(changed, "\n"), 1<<62)
+			halves := readChanged(t, spec, text, strings.Join(changed, "\n"), 1)
+			require.ErrorContains(t, halves, c.want)
+			if c.from != "" { // the same words as one pass
+				require.EqualError(t, halves, one.Error())
+			} else {
+				require.ErrorIs(t, one, ErrChanged)
+				require.ErrorIs(t, halves, ErrChanged)
+			}
+		})
 	}
 }

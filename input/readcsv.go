@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 )
 
@@ -274,12 +275,21 @@ func joinFields(rec []field, delim byte) string {
 
 // readCSV is Read for CSV files.
 func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
-	lim := in.spec.Limits
 	b := in.newBatch()
 	ar := &arena{}
-	for _, fs := range in.files {
+	for i := range in.files {
+		fs := &in.files[i]
 		if err := fs.unchanged(); err != nil {
 			return err
+		}
+		if fs.half > 0 && runtime.GOMAXPROCS(0) >= 2 {
+			err := readHalves(ctx, fs, func(ctx context.Context, p filePart) error {
+				return in.readCSVPart(ctx, fs, p, send)
+			})
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		f, c, _, err := openCSV(fs.path)
 		if err != nil {
@@ -287,34 +297,13 @@ func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
 		}
 		rows := int64(0)
 		for {
-			rec, err := c.next()
-			if errors.Is(err, io.EOF) {
+			if b, ar, err = in.readRecord(fs, c, b, ar, send); errors.Is(err, io.EOF) {
 				break
-			}
-			if err != nil {
+			} else if err != nil {
 				f.Close()
-				return csvError(fs.path, c, err)
-			}
-			if len(rec) != len(fs.cols) {
-				f.Close()
-				return fmt.Errorf("%w: %s line %d", ErrChanged, fs.path, c.recLine)
-			}
-			for i, fl := range rec {
-				ci := fs.cols[i]
-				if err := put(b.Cols[ci], fl, ar, lim); err != nil {
-					f.Close()
-					return at(err, fs.path, c.recLine, in.Columns[ci].Name, fl.b)
-				}
+				return err
 			}
 			rows++
-			b.Len++
-			if b.Len == BatchRows {
-				if err := send(b); err != nil {
-					f.Close()
-					return err
-				}
-				b, ar = in.newBatch(), &arena{}
-			}
 		}
 		f.Close()
 		if rows != fs.rows {
@@ -325,4 +314,33 @@ func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
 		return send(b)
 	}
 	return nil
+}
+
+// readRecord puts c's next record into b, sending b when it is full (and
+// going on in a new batch); io.EOF after the last record.
+func (in *Input) readRecord(fs *fileState, c *csvReader, b *Batch, ar *arena, send func(*Batch) error) (*Batch, *arena, error) {
+	rec, err := c.next()
+	if errors.Is(err, io.EOF) {
+		return b, ar, err
+	}
+	if err != nil {
+		return b, ar, csvError(fs.path, c, err)
+	}
+	if len(rec) != len(fs.cols) {
+		return b, ar, fmt.Errorf("%w: %s line %d", ErrChanged, fs.path, c.recLine)
+	}
+	for i, fl := range rec {
+		ci := fs.cols[i]
+		if err := put(b.Cols[ci], fl, ar, in.spec.Limits); err != nil {
+			return b, ar, at(err, fs.path, c.recLine, in.Columns[ci].Name, fl.b)
+		}
+	}
+	b.Len++
+	if b.Len == BatchRows {
+		if err := send(b); err != nil {
+			return b, ar, err
+		}
+		b, ar = in.newBatch(), &arena{}
+	}
+	return b, ar, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 )
 
@@ -232,19 +233,26 @@ type jsonlRead struct {
 
 // readJSONL is Read for JSON Lines files.
 func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
-	r := &jsonlRead{exact: map[string]int{}, set: make([]bool, len(in.Columns)), b: in.newBatch(), ar: &arena{}}
-	for i, c := range in.Columns {
-		r.exact[c.Name] = i
-	}
-	for _, fs := range in.files {
+	r := in.newJSONLRead()
+	for i := range in.files {
+		fs := &in.files[i]
 		if err := fs.unchanged(); err != nil {
 			return err
+		}
+		if fs.half > 0 && runtime.GOMAXPROCS(0) >= 2 {
+			err := readHalves(ctx, fs, func(ctx context.Context, p filePart) error {
+				return in.readJSONLPart(ctx, fs, p, send)
+			})
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		f, err := Open(fs.path)
 		if err != nil {
 			return err
 		}
-		rows, err := in.readJSONLFile(r, fs.path, newJSONLReader(f), send)
+		rows, err := in.readJSONLFile(ctx, r, fs.path, newJSONLReader(f), send)
 		f.Close()
 		if err != nil {
 			return err
@@ -259,11 +267,23 @@ func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
 	return nil
 }
 
+// newJSONLRead is a reading's state, its first batch empty.
+func (in *Input) newJSONLRead() *jsonlRead {
+	r := &jsonlRead{exact: map[string]int{}, set: make([]bool, len(in.Columns)), b: in.newBatch(), ar: &arena{}}
+	for i, c := range in.Columns {
+		r.exact[c.Name] = i
+	}
+	return r
+}
+
 // readJSONLFile reads every line of one file into r's batches, sending
 // each full one; it returns the file's rows.
-func (in *Input) readJSONLFile(r *jsonlRead, path string, j *jsonlReader, send func(*Batch) error) (int64, error) {
+func (in *Input) readJSONLFile(ctx context.Context, r *jsonlRead, path string, j *jsonlReader, send func(*Batch) error) (int64, error) {
 	rows := int64(0)
 	for {
+		if rows&0xffff == 0 && ctx.Err() != nil {
+			return rows, ctx.Err()
+		}
 		line, err := j.nextLine()
 		if errors.Is(err, io.EOF) {
 			return rows, nil
