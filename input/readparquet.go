@@ -76,7 +76,7 @@ func openParquet(path string) (*parquetFile, error) {
 	if err != nil {
 		return nil, &Error{File: path, Msg: "cannot be read as Parquet: " + err.Error(), Err: err}
 	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: BatchRows}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: BatchRows, Parallel: true}, memory.DefaultAllocator)
 	if err != nil {
 		rdr.Close()
 		return nil, &Error{File: path, Msg: "cannot be read as Parquet: " + err.Error(), Err: err}
