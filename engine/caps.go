@@ -140,8 +140,8 @@ type (
 	noLockText struct{}
 )
 
-func (noMemory) SizeMemory(context.Context, Querier, bool) error { return nil }
-func (noSize) SizeCommit(context.Context, Querier, int64) error  { return nil }
-func (anyZone) CheckZone(context.Context, string) error          { return nil }
-func (sameError) Interpret(err error) error                      { return err }
-func (noLockText) DescribeLock(LockScope) string                 { return "" }
+func (noMemory) SizeMemory(context.Context, Querier, MemoryUse) error { return nil }
+func (noSize) SizeCommit(context.Context, Querier, int64) error       { return nil }
+func (anyZone) CheckZone(context.Context, string) error               { return nil }
+func (sameError) Interpret(err error) error                           { return err }
+func (noLockText) DescribeLock(LockScope) string                      { return "" }

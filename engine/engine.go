@@ -649,8 +649,20 @@ type Records interface {
 // gain from more, a load does not (BENCHMARKS.md, "What DuckDB's
 // memory_limit costs").
 type MemorySizer interface {
-	SizeMemory(ctx context.Context, q Querier, merge bool) error
+	SizeMemory(ctx context.Context, q Querier, use MemoryUse) error
 }
+
+// MemoryUse is what a run's next statements do, for MemorySizer.
+type MemoryUse int
+
+const (
+	MemoryLoad  MemoryUse = iota // a load: rows written, the target scanned
+	MemoryMerge                  // a merge: joins over the whole target
+	// MemoryStream: a source database's rows appended as they are read, and
+	// nothing else; what does not fit spills (BENCHMARKS.md, "Database
+	// sources": peak RSS at 10M rows).
+	MemoryStream
+)
 
 // CommitSizer is an optional DB ability, found by type assertion: an engine
 // whose commit must be made another way when it is large (DuckDB: as a

@@ -45,7 +45,7 @@ func (r *run) stageSource(ctx context.Context) error {
 		return r.sourceError(src, sourceErr{err})
 	}
 	hashed := input.HashRows(fromSource{rows})
-	n, lerr := r.loadSource(ctx, hashed)
+	n, lerr := r.loadSourceStreamed(ctx, hashed)
 	cerr := rows.Close()
 	if lerr != nil {
 		return r.sourceError(src, lerr)
@@ -105,6 +105,20 @@ func (r *run) sourceQuery(d engine.Dialect) string {
 		col = r.job.Partition.Column
 	}
 	return stdsql.SelectWindow(d, engine.Table(t), col, "{{ start }}", "{{ end }}")
+}
+
+// loadSourceStreamed is loadSource under the engine's memory for rows
+// streamed in (a rerun stages the whole source to read it once), then the
+// run's own again.
+func (r *run) loadSourceStreamed(ctx context.Context, rows input.Rows) (int64, error) {
+	if err := r.caps.Memory.SizeMemory(ctx, r.s.q, engine.MemoryStream); err != nil {
+		return 0, err
+	}
+	n, err := r.loadSource(ctx, rows)
+	if err != nil {
+		return n, err
+	}
+	return n, r.caps.Memory.SizeMemory(ctx, r.s.q, r.memoryUse())
 }
 
 // loadSource creates the staging table for the source's columns and

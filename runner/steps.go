@@ -324,7 +324,7 @@ func (r *run) begin(ctx context.Context) (release func(), err error) {
 	r.s.mark(KindLock, r.lockMarker())
 	release, err = r.db.Lock(ctx, r.tx, r.lockScope(), r.opts.LockTimeout)
 	if err == nil {
-		if err = r.caps.Memory.SizeMemory(ctx, r.tx, r.job.Strategy == job.StrategyMerge); err != nil {
+		if err = r.caps.Memory.SizeMemory(ctx, r.tx, r.memoryUse()); err != nil {
 			release()
 		}
 	}
@@ -334,6 +334,14 @@ func (r *run) begin(ctx context.Context) (release func(), err error) {
 		return nil, err
 	}
 	return release, nil
+}
+
+// memoryUse is what the run does, for the engine's memory.
+func (r *run) memoryUse() engine.MemoryUse {
+	if r.job.Strategy == job.StrategyMerge {
+		return engine.MemoryMerge
+	}
+	return engine.MemoryLoad
 }
 
 // end rolls back a run that did not commit (failed, or skipped: then the

@@ -152,7 +152,7 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		// DuckDB runs inside idem and by default caches every block read up
 		// to 80% of the host's memory; the limit makes it evict and spill
 		// (to <file>.tmp) instead (docs/decisions/0005-duckdb-memory-limit.md).
-		"SET memory_limit = " + Dialect{}.String(memoryLimit(true)),
+		"SET memory_limit = " + Dialect{}.String(memoryLimit(engine.MemoryMerge)),
 		// Nothing idem does depends on the order rows are stored in (dedup
 		// has its own ORDER BY, checksums are order-independent), and
 		// keeping that order makes bulk inserts and the checkpoint at close
@@ -213,25 +213,29 @@ func (*DB) SizeCommit(ctx context.Context, q engine.Querier, rows int64) error {
 // memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB
 // for a merge (and at open), 256 MB for a load, or 64 MB a core where that
 // is more (each of DuckDB's threads, one a core, reads CSV through a 32 MB
-// buffer that cannot spill), unless IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB
-// size, e.g. '2GB') says otherwise. A load loses no speed at the lower
-// limit, a merge does (docs/decisions/0005-duckdb-memory-limit.md).
-func memoryLimit(merge bool) string {
+// buffer that cannot spill), and 64 MB while a source database's rows
+// stream in (appends only: the rest spills, no slower), unless
+// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. A
+// load loses no speed at the lower limit, a merge does
+// (docs/decisions/0005-duckdb-memory-limit.md).
+func memoryLimit(use engine.MemoryUse) string {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
 		return v
 	}
-	mb := 256
-	if merge {
-		mb = 384
+	switch use {
+	case engine.MemoryStream:
+		return "64MB"
+	case engine.MemoryMerge:
+		return fmt.Sprintf("%dMB", max(384, 64*runtime.NumCPU()))
 	}
-	return fmt.Sprintf("%dMB", max(mb, 64*runtime.NumCPU()))
+	return fmt.Sprintf("%dMB", max(256, 64*runtime.NumCPU()))
 }
 
 var _ engine.MemorySizer = (*DB)(nil)
 
-// SizeMemory sets memoryLimit for a run (a merge or a load), on q.
-func (*DB) SizeMemory(ctx context.Context, q engine.Querier, merge bool) error {
-	_, err := q.ExecContext(ctx, "SET memory_limit = "+Dialect{}.String(memoryLimit(merge)))
+// SizeMemory sets memoryLimit for what a run does next, on q.
+func (*DB) SizeMemory(ctx context.Context, q engine.Querier, use engine.MemoryUse) error {
+	_, err := q.ExecContext(ctx, "SET memory_limit = "+Dialect{}.String(memoryLimit(use)))
 	return err
 }
 

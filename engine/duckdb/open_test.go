@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/engine/duckdb"
 )
 
@@ -113,26 +114,29 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 // Each run sizes the limit for its work: a load gets less than a merge,
-// whose joins over the whole target spill otherwise; the override stands.
+// whose joins over the whole target spill otherwise, and a source
+// database's rows streaming in less still; the override stands.
 func TestSizeMemory(t *testing.T) {
 	ctx := t.Context()
-	sized := func(merge bool) string {
+	sized := func(use engine.MemoryUse) string {
 		db, err := duckdb.Open(ctx, filepath.Join(t.TempDir(), "m.duckdb"), time.Minute)
 		require.NoError(t, err)
 		defer db.Close()
-		require.NoError(t, db.SizeMemory(ctx, db.Conn(), merge))
+		require.NoError(t, db.SizeMemory(ctx, db.Conn(), use))
 		var v string
 		require.NoError(t, db.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&v))
 		return v
 	}
 	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "")
 	if runtime.NumCPU() <= 4 {
-		require.Equal(t, "244.1 MiB", sized(false), "256MB for a load")
-		require.Equal(t, "366.2 MiB", sized(true), "384MB for a merge")
+		require.Equal(t, "244.1 MiB", sized(engine.MemoryLoad), "256MB for a load")
+		require.Equal(t, "366.2 MiB", sized(engine.MemoryMerge), "384MB for a merge")
 	}
+	require.Equal(t, "61.0 MiB", sized(engine.MemoryStream), "64MB for a source's rows, whatever the cores")
 	t.Setenv("IDEM_DUCKDB_MEMORY_LIMIT", "2GB")
-	require.Equal(t, "1.8 GiB", sized(false))
-	require.Equal(t, "1.8 GiB", sized(true))
+	for _, use := range []engine.MemoryUse{engine.MemoryLoad, engine.MemoryMerge, engine.MemoryStream} {
+		require.Equal(t, "1.8 GiB", sized(use))
+	}
 }
 
 // An empty file nobody holds (a creator killed before DuckDB wrote its
