@@ -240,7 +240,7 @@ func TestServerLoadRowsStreams(t *testing.T) {
 	require.Equal(t, []string{ins, ins, ins}, inserts)
 	require.Equal(t, []string{
 		`DROP TEMPORARY TABLE IF EXISTS "idem_stage"`,
-		`CREATE TEMPORARY TABLE "idem_stage" ("id" Nullable(Int64), "amount" Nullable(Decimal(18, 2)), "day" Nullable(Date32)) ENGINE = Memory`,
+		`CREATE TEMPORARY TABLE "idem_stage" ("id" Nullable(Int64), "amount" Nullable(Decimal(18, 2)), "day" Nullable(Date32)) ENGINE = MergeTree ORDER BY tuple()`,
 	}, ddl)
 	require.Equal(t, []string{ins + " -- the rows, in native blocks"}, recorded)
 	require.Zero(t, f.args)

@@ -8,7 +8,7 @@ SELECT 1 FROM system.tables WHERE name = $1 AND database = $2;
 
 DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "status" Nullable(String), "updated_at" Nullable(DateTime64(6)), "is_deleted" Nullable(Bool)) ENGINE = Memory;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "status" Nullable(String), "updated_at" Nullable(DateTime64(6)), "is_deleted" Nullable(Bool)) ENGINE = MergeTree ORDER BY tuple();
 
 -- load $DIR/in/2026-11-28.csv into "idem_stage" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file();
 

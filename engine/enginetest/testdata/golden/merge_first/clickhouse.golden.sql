@@ -10,7 +10,7 @@ DROP TABLE IF EXISTS "sales"."orders__idem_build";
 
 DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "status" Nullable(String), "updated_at" Nullable(DateTime64(6)), "is_deleted" Nullable(Bool)) ENGINE = Memory;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "status" Nullable(String), "updated_at" Nullable(DateTime64(6)), "is_deleted" Nullable(Bool)) ENGINE = MergeTree ORDER BY tuple();
 
 SELECT count(*) FROM system.databases WHERE name = $1;
 

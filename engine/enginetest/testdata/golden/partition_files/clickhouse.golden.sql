@@ -8,7 +8,7 @@ SELECT 1 FROM system.tables WHERE name = $1 AND database = $2;
 
 DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "created_at" Nullable(DateTime64(6)), "status" Nullable(String), "amount" Nullable(Decimal(12, 2)), "updated_at" Nullable(DateTime64(6))) ENGINE = Memory;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "created_at" Nullable(DateTime64(6)), "status" Nullable(String), "amount" Nullable(Decimal(12, 2)), "updated_at" Nullable(DateTime64(6))) ENGINE = MergeTree ORDER BY tuple();
 
 -- load $DIR/in/2026/11/orders.csv into "idem_stage" via RowBinary spool files of up to 262144 of the reader's typed rows, each read by INSERT … SELECT FROM file();
 

@@ -14,7 +14,7 @@ DROP TABLE IF EXISTS "orders__idem_build";
 
 DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
-CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "order_date" Nullable(Date32), "status" Nullable(String), "amount" Nullable(Float64)) ENGINE = Memory;
+CREATE TEMPORARY TABLE "idem_stage" ("order_id" Nullable(Int64), "customer_id" Nullable(Int64), "order_date" Nullable(Date32), "status" Nullable(String), "amount" Nullable(Float64)) ENGINE = MergeTree ORDER BY tuple();
 
 SELECT * FROM "idem_stage" LIMIT 0;
 

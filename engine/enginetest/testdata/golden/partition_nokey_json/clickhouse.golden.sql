@@ -14,7 +14,7 @@ DROP TABLE IF EXISTS "events__idem_build";
 
 DROP TEMPORARY TABLE IF EXISTS "idem_stage";
 
-CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullable(String), "n" Nullable(Int64)) ENGINE = Memory;
+CREATE TEMPORARY TABLE "idem_stage" ("ts" Nullable(DateTime64(6)), "kind" Nullable(String), "n" Nullable(Int64)) ENGINE = MergeTree ORDER BY tuple();
 
 SELECT * FROM "idem_stage" LIMIT 0;
 
