@@ -16,7 +16,9 @@
 # pg- pair, which must have run (in this or an earlier call with the same
 # WORK). Prints "pair run seconds KiB action" lines; leaves its PostgreSQL
 # schemas, MariaDB database and files until `scripts/dbsource-rss.sh
-# --clean`.
+# --clean`. Jobs are named PREFIX+pair: the PostgreSQL ledger (one per
+# database) must not see two scripts' runs of one job, so give concurrent
+# calls different PREFIX and WORK.
 set -euo pipefail
 
 PG="${PG:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}"
