@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -527,7 +528,11 @@ func (v *env) mergeTarget(ctx context.Context, name string, n int64) (target, st
 	if err != nil {
 		return t, "", err
 	}
-	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", seed, "merge", true)
+	stable, err := v.stableInput(name, seed)
+	if err != nil {
+		return t, "", err
+	}
+	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", stable, "merge", true)
 	if err != nil {
 		return t, "", err
 	}
@@ -544,13 +549,30 @@ func (v *env) mergeTarget(ctx context.Context, name string, n int64) (target, st
 }
 
 // batchJob points a merge job at batch k and returns the batch's file.
+// The job reads it at one path, the seed's (stableInput): its definition
+// stays the same from batch to batch, as a scheduled job's does, so no
+// batch is the first merge of a changed definition (which reads the whole
+// table's keys once).
 func (v *env) batchJob(ctx context.Context, name string, t target, table, m, k int64) (string, string, error) {
 	file, err := v.file(ctx, fmt.Sprintf("merge-%d-%d-%d", table, m, k), "csv", m, func() rowsFunc { return mergeRows(table, m, k) })
 	if err != nil {
 		return "", "", err
 	}
-	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", file, "merge", true)
+	stable, err := v.stableInput(name, file)
+	if err != nil {
+		return "", "", err
+	}
+	jobPath, err := v.job(strings.ReplaceAll(name, "-", "_"), t, "orders", stable, "merge", true)
 	return jobPath, file, err
+}
+
+// stableInput links file to the one path a merge job of name reads.
+func (v *env) stableInput(name, file string) (string, error) {
+	p := filepath.Join(v.work, name+"-input.csv")
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return p, os.Link(file, p)
 }
 
 func merged(m int64) func(result) error {
