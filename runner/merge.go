@@ -110,7 +110,8 @@ func (r *run) countActions(ctx context.Context) (int64, error) {
 func (r *run) mergeMatched(ctx context.Context) error { return r.applyMerge(ctx, true) }
 
 // mergeRest applies the rest: tombstones, then the new keys; then it
-// counts the target's rows, which the ledger records (the rerun check).
+// takes the target's row count, which the ledger records (the rerun
+// check).
 func (r *run) mergeRest(ctx context.Context) error {
 	if r.direct {
 		return r.moveDeletes(ctx)
@@ -118,9 +119,36 @@ func (r *run) mergeRest(ctx context.Context) error {
 	if err := r.applyMerge(ctx, false); err != nil || r.merge.Target.Name == "" {
 		return err
 	}
-	var err error
+	before, ok, err := r.rowsBefore(ctx)
+	if err != nil || ok {
+		r.tableRows = before + r.res.Inserted - r.res.Deleted
+		return err
+	}
 	r.tableRows, err = r.s.count(ctx, r.sql.Inspect.Count(r.sql.Table(r.merge.Target), ""))
 	return err
+}
+
+// rowsBefore is the target's row count before this merge, as the job's
+// last merge recorded it, when that record is the table's: one last run,
+// of this definition, into this table, shared with no other job, and not
+// --force (what a user runs after a rerun found the table changed). A
+// count of every row, otherwise, costs a scan of the table (seconds at
+// 30M rows on PostgreSQL, more on MariaDB) for a merge that touched 10k.
+// A change made outside idem since that run is then seen by the next
+// rerun's check, as a change made after this run would be.
+func (r *run) rowsBefore(ctx context.Context) (int64, bool, error) {
+	if r.opts.Force || len(r.job.Target.SharedWith) > 0 || !r.ledger {
+		return 0, false, nil
+	}
+	runs, err := ledger.LastRuns(ctx, r.s, r.db, r.job.Name)
+	if err != nil {
+		return 0, false, err
+	}
+	last := ledger.Latest(runs, job.StrategyMerge)
+	if len(last) != 1 || last[0].TableRows == 0 || last[0].TargetTable != r.tableName() || last[0].DefinitionHash != r.job.DefinitionHash() {
+		return 0, false, nil
+	}
+	return last[0].TableRows, true, nil
 }
 
 // TargetChangedError ends a merge rerun the ledger calls done whose target

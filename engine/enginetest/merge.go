@@ -38,6 +38,7 @@ var mergeCases = []testCase{
 	{"MergeLatestByRun", testMergeLatestByRun},
 	{"MergeTieReportedAsTie", testMergeTieReported},
 	{"MergeRerunChecksTarget", testMergeRerunChecksTarget},
+	{"MergeRowCountCarriedForward", testMergeRowCountCarriedForward},
 	{"KeysDifferingByCaseAccentOrSpace", testKeysBytewise},
 	{"MergeTombstoneNameTooLong", testMergeTombstoneNameTooLong},
 	{"MergeTombstonesGainNewColumns", testMergeTombstonesNewColumn},
@@ -449,6 +450,56 @@ func testMergeRerunChecksTarget(t *testing.T, h Harness) {
 	_, err = e.Run(j, "2026-11-29")
 	require.ErrorAs(t, err, &changed)
 	require.ErrorContains(t, err, "no longer exists")
+}
+
+// A merge records the table's rows after it from the last run's count
+// and its own inserts and deletes, not by counting the table (a scan of
+// every row for a merge of a few): the count stays right through
+// updates, deletes, deletes of absent keys and reinserts, so every rerun
+// is skipped; a row added outside idem before a merge is seen by that
+// merge's rerun, and --force counts the table again.
+func testMergeRowCountCarriedForward(t *testing.T, h Harness) {
+	header := "id,name,updated_at,gone\n"
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-01.csv", header+"1,a,2026-11-01 10:00:00,false\n2,b,2026-11-01 10:00:00,false\n3,c,2026-11-01 10:00:00,false\n")
+	e.Write("in/2026-11-02.csv", header+"1,a2,2026-11-02 10:00:00,false\n2,b,2026-11-02 10:00:00,true\n4,d,2026-11-02 10:00:00,false\n5,e,2026-11-02 10:00:00,true\n")
+	e.Write("in/2026-11-03.csv", header+"2,b3,2026-11-03 10:00:00,false\n6,f,2026-11-03 10:00:00,false\n")
+	e.Write("in/2026-11-04.csv", header+"8,h,2026-11-04 10:00:00,false\n")
+	j := e.Job(`job: counted
+source:
+  files: in/{{ date }}.csv
+strategy: merge
+key: [id]
+latest_by: updated_at
+delete_when: gone
+columns:
+  id: BIGINT
+  name: VARCHAR
+  updated_at: TIMESTAMP
+`)
+	var got [][3]int64
+	for _, day := range []string{"2026-11-01", "2026-11-02", "2026-11-03"} {
+		e.Now = e.Now.Add(time.Hour)
+		r := e.MustRun(j, day)
+		got = append(got, [3]int64{r.Inserted, r.Updated, r.Deleted})
+	}
+	require.Equal(t, [][3]int64{{3, 0, 0}, {1, 1, 1}, {2, 0, 0}}, got, "inserts (a reinsert of 2 among them), updates, deletes")
+	require.Equal(t, []string{"1|a2", "2|b3", "3|c", "4|d", "6|f"}, e.Rows("", "id", "name"))
+	for _, day := range []string{"2026-11-01", "2026-11-02", "2026-11-03"} {
+		require.Equal(t, runner.ActionSkipped, e.MustRun(j, day).Action, "%s: the recorded count is the table's", day)
+	}
+
+	e.Exec(`INSERT INTO ` + e.Sales("orders") + ` (id, name, updated_at, gone) SELECT 7, 'outside', updated_at, gone FROM ` + e.Sales("orders") + ` WHERE id = 3`)
+	e.Now = e.Now.Add(time.Hour)
+	require.Equal(t, int64(1), e.MustRun(j, "2026-11-04").Inserted)
+	_, err := e.Run(j, "2026-11-04")
+	var changed *runner.TargetChangedError
+	require.ErrorAs(t, err, &changed, "the row added outside idem before the merge is seen by its rerun")
+	require.ErrorContains(t, err, "holds 7 rows")
+	require.ErrorContains(t, err, "left 6 rows")
+	e.Now = e.Now.Add(time.Hour)
+	e.MustRun(j, "2026-11-04", Force)
+	require.Equal(t, runner.ActionSkipped, e.MustRun(j, "2026-11-04").Action, "the forced run counted the table")
 }
 
 // latest_by: run versions rows by their run's partition: a later

@@ -104,6 +104,7 @@ var core = map[string]string{
 	"MergeLatestByRun":                      "3",
 	"MergeTieReportedAsTie":                 "3",
 	"MergeRerunChecksTarget":                "8",
+	"MergeRowCountCarriedForward":           "8",
 	"SeedFixture":                           "4",
 	"TieBreakIndependentOfFileOrder":        "4",
 	"LoadedAtIsMetadata":                    "5",
