@@ -265,21 +265,83 @@ func (r *run) keepDirect(ctx context.Context, cols []engine.Column) error {
 // so each row is an insert, or, where delete_when holds, a delete of a key
 // the table does not hold (delete_absent), which moveDeletes remembers.
 // The sums are those of the rows inserted, as planMerge's.
-func (r *run) planDirect(ctx context.Context) (err error) {
+func (r *run) planDirect(ctx context.Context) error {
+	return r.planInserts(ctx, r.table, r.res.RowsIn, r.built.Name)
+}
+
+// planInserts sets a planless merge's counts and sums from table, which
+// holds its rows (one per key): each is an insert, or a delete of a key
+// never held.
+func (r *run) planInserts(ctx context.Context, table string, rows int64, name string) (err error) {
 	live := ""
 	if dw := r.job.DeleteWhen; dw != "" {
 		deletes := r.sql.Cond.True(dw)
-		if r.res.DeletedAbsent, err = r.s.count(ctx, r.sql.Inspect.Count(r.table, deletes)); err != nil {
+		if r.res.DeletedAbsent, err = r.s.count(ctx, r.sql.Inspect.Count(table, deletes)); err != nil {
 			return err
 		}
 		live = r.sql.Cond.Not(deletes)
 	}
-	r.res.Inserted = r.res.RowsIn - r.res.DeletedAbsent
-	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, r.table, r.dataColumns(r.stageCols), live)
+	r.res.Inserted = rows - r.res.DeletedAbsent
+	r.res.RowCount, r.res.Checksum, err = r.s.checksum(ctx, r.sql, table, r.dataColumns(r.stageCols), live)
 	if err == nil && r.res.RowCount != r.res.Inserted {
-		err = fmt.Errorf("planning the merge: %d rows to insert, %d counted in %s; nothing was written", r.res.Inserted, r.res.RowCount, r.built.Name)
+		err = fmt.Errorf("planning the merge: %d rows to insert, %d counted in %s; nothing was written", r.res.Inserted, r.res.RowCount, name)
 	}
 	return err
+}
+
+// intoEmpty plans, without a plan table, a merge into a table that holds
+// no row, with no tombstone to weigh: a target created empty beforehand,
+// or by this run where its input could not go straight into it. As in a
+// direct first merge, each de-duplicated row is an insert or a delete of
+// a key never held; insertAll writes them from staging.
+func (r *run) intoEmpty(ctx context.Context) (bool, error) {
+	for _, t := range []engine.Table{r.merge.Target, r.merge.Tombstones} {
+		if t.Name == "" {
+			continue
+		}
+		if held, err := r.holdsRows(ctx, t); err != nil || held {
+			return false, err
+		}
+	}
+	r.empty = true
+	return true, r.planInserts(ctx, r.sql.Ident(r.src), r.res.RowsIn-r.res.RowsDeduped, r.src)
+}
+
+// holdsRows reports whether table t holds a row, reading at most one.
+func (r *run) holdsRows(ctx context.Context, t engine.Table) (bool, error) {
+	key := []engine.Column{{Name: r.job.Key[0]}}
+	rows, err := r.s.QueryContext(ctx, r.sql.Inspect.Head(r.sql.Table(t), key, "", nil, 1))
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	held := rows.Next()
+	return held, rows.Err()
+}
+
+// insertAll ends a merge into an empty table (intoEmpty): the staged
+// deletes go to the tombstones, the other rows to the table, as the plan's
+// delete_absent and insert rows would.
+func (r *run) insertAll(ctx context.Context) error {
+	src, cols, live := r.sql.Ident(r.src), names(r.stageCols), ""
+	var args []any
+	if r.job.LoadedAt != "" {
+		args = append(args, r.opts.Now().UTC())
+	}
+	var stmts []string
+	if dw := r.job.DeleteWhen; dw != "" {
+		deletes := r.sql.Cond.True(dw)
+		live = r.sql.Cond.Not(deletes)
+		stmts = append(stmts, r.sql.Write.InsertSelect(r.sql.Table(r.merge.Tombstones), cols, r.job.LoadedAt, src, deletes))
+	}
+	stmts = append(stmts, r.sql.Write.InsertSelect(r.sql.Table(r.merge.Target), cols, r.job.LoadedAt, src, live))
+	for _, q := range stmts {
+		if _, err := r.s.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("merging into %s: %w", r.job.Target.Table, err)
+		}
+	}
+	r.tableRows = r.res.Inserted
+	return nil
 }
 
 // moveDeletes ends a direct first merge: its delete rows go from the new

@@ -32,6 +32,9 @@ func (r *run) planMerge(ctx context.Context) error {
 	if r.direct {
 		return r.planDirect(ctx)
 	}
+	if empty, err := r.intoEmpty(ctx); err != nil || empty {
+		return err
+	}
 	if _, err := r.s.exec(ctx, r.sql.Merge.MergePlan(planTable, r.src, actionColumn, r.merge)); err != nil {
 		return fmt.Errorf("planning the merge: %w", err)
 	}
@@ -115,6 +118,9 @@ func (r *run) mergeMatched(ctx context.Context) error { return r.applyMerge(ctx,
 func (r *run) mergeRest(ctx context.Context) error {
 	if r.direct {
 		return r.moveDeletes(ctx)
+	}
+	if r.empty {
+		return r.insertAll(ctx)
 	}
 	if err := r.applyMerge(ctx, false); err != nil || r.merge.Target.Name == "" {
 		return err

@@ -53,6 +53,7 @@ type targetState struct {
 	table      string          // the table data steps write, quoted: the target, or the table built to replace it
 	ledger     bool            // idem_runs exists
 	exists     bool            // the target table exists
+	empty      bool            // a merge writes a table holding no row, and no tombstone (intoEmpty)
 	targetCols []engine.Column // its columns
 	newCols    []engine.Column // input columns the target lacks (add_columns)
 	replaces   bool            // the built table replaces an existing target

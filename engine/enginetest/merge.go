@@ -29,6 +29,7 @@ import (
 var mergeCases = []testCase{
 	{"MergeRunTwice", testMergeRunTwice},
 	{"MergeFirstLoadDirect", testMergeFirstLoadDirect},
+	{"MergeIntoEmptyTable", testMergeIntoEmptyTable},
 	{"MergeOlderFileLateChangesNothing", testMergeOlderLate},
 	{"MergeDeleteWhen", testMergeDeleteWhen},
 	{"MergeDeletedKeyStaysDeleted", testMergeDeletedStaysDeleted},

@@ -13,10 +13,11 @@ import (
 )
 
 // A merge's first load goes straight into the new table (runner/direct.go)
-// where its input repeats no key; the same input merged again into that
-// table emptied (the staged path: plan, then insert) gives the same table,
-// tombstones and ledger row. With a repeated key, the rows go back to
-// staging and both runs plan.
+// where its input repeats no key; with a repeated key the rows go back to
+// staging, are de-duplicated, and inserted into the new table. Neither
+// makes a plan: the table is empty. The same input merged again into that
+// table emptied gives the same table, tombstones and ledger row, again
+// without a plan (runner.intoEmpty).
 func testMergeFirstLoadDirect(t *testing.T, h Harness) {
 	for _, c := range []struct {
 		name, input string
@@ -35,16 +36,15 @@ func testMergeFirstLoadDirect(t *testing.T, h Harness) {
 			e.schemaFirst()
 			e.Write("in/2026-11-01.csv", c.input)
 			j := e.Job(strings.Replace(customersJob, "loaded_at: _loaded_at\n", "", 1))
-			var stmts []string
-			record := func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } }
-			first := e.MustRun(j, "2026-11-01", record)
-			all := strings.Join(stmts, ";\n")
+			first, all := e.recordRun(j, "2026-11-01")
 			require.Contains(t, all, "straight into the new table", "a first load")
-			require.Equal(t, !c.direct, planned.MatchString(all), "the path taken: a plan with a repeated key only")
+			require.Equal(t, !c.direct, restaged.MatchString(all), "the rows went back to staging with a repeated key only")
+			require.False(t, planned.MatchString(all), "no plan: the new table is empty")
 			rows, tombs, entry := e.Rows("", customerCols...), e.tombstones(), e.ledgerRow(first.RunID)
 
 			e.Exec("TRUNCATE TABLE "+e.Sales("orders"), "TRUNCATE TABLE "+e.Sales("orders__idem_deleted"))
-			again := e.MustRun(j, "2026-11-01", Force)
+			again, all := e.recordRun(j, "2026-11-01", Force)
+			require.False(t, planned.MatchString(all), "no plan: the table and its tombstones are empty")
 			require.Equal(t, sameRun(again), sameRun(first))
 			require.Equal(t, rows, e.Rows("", customerCols...))
 			require.Equal(t, tombs, e.tombstones())
@@ -52,6 +52,47 @@ func testMergeFirstLoadDirect(t *testing.T, h Harness) {
 		})
 	}
 }
+
+// A merge into an empty table goes without a plan only where no
+// tombstone holds a delete: an older row of a key deleted is weighed
+// against its tombstone, and stays out. A merge whose input cannot go
+// straight into its new table (a loaded_at column to add) is staged and
+// inserted without a plan too, with the column set.
+func testMergeIntoEmptyTable(t *testing.T, h Harness) {
+	e := NewEnv(t, h)
+	e.Write("in/2026-11-01.csv", "customer_id,name,tier,updated_at,is_deleted\n"+
+		"1,Ann,gold,2026-11-01 09:00:00,false\n2,Bob,silver,2026-11-01 09:00:00,false\n"+
+		"3,Cid,bronze,2026-11-01 09:00:00,true\n")
+	j := e.Job(customersJob)
+	first, all := e.recordRun(j, "2026-11-01")
+	require.False(t, planned.MatchString(all), "no plan: the new table is empty")
+	require.Equal(t, []string{"1|0", "2|0"}, e.Query(
+		"SELECT customer_id, CASE WHEN _loaded_at IS NULL THEN 1 ELSE 0 END FROM "+e.Sales("orders")+" ORDER BY customer_id"))
+	require.Equal(t, int64(2), first.Inserted)
+	require.Equal(t, int64(1), first.DeletedAbsent)
+	require.Len(t, e.tombstones(), 1)
+
+	e.Exec("TRUNCATE TABLE " + e.Sales("orders"))
+	e.Write("in/2026-11-01.csv", "customer_id,name,tier,updated_at,is_deleted\n"+
+		"2,Bob,silver,2026-11-01 09:00:00,false\n3,Cid,bronze,2026-10-31 09:00:00,false\n")
+	res, all := e.recordRun(j, "2026-11-01")
+	require.True(t, planned.MatchString(all), "a plan: a tombstone holds a delete")
+	require.Equal(t, int64(1), res.Inserted)
+	require.Equal(t, int64(1), res.SkippedOlder, "customer 3's row is older than its delete")
+	require.Equal(t, []string{"2|Bob"}, e.Query("SELECT customer_id, name FROM "+e.Sales("orders")+" ORDER BY customer_id"))
+}
+
+// recordRun runs j for date, and returns its result and its statements.
+func (e *Env) recordRun(j *job.Job, date string, mod ...func(*idem.Options)) (runner.Result, string) {
+	e.t.Helper()
+	var stmts []string
+	record := func(o *idem.Options) { o.Record = func(q string) { stmts = append(stmts, q) } }
+	res := e.MustRun(j, date, append(mod, record)...)
+	return res, strings.Join(stmts, ";\n")
+}
+
+// restaged finds the statement moving a direct load's rows back to staging.
+var restaged = regexp.MustCompile(`INSERT INTO .idem_stage.`)
 
 // planned finds the statement creating a merge plan.
 var planned = regexp.MustCompile(`CREATE [^;]*idem_merge_plan`)

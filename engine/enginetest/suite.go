@@ -96,6 +96,7 @@ var core = map[string]string{
 	"RunTwiceQuery":                         "1",
 	"MergeRunTwice":                         "1",
 	"MergeFirstLoadDirect":                  "4",
+	"MergeIntoEmptyTable":                   "4",
 	"CrashPoints":                           "2",
 	"InterruptRollsBack":                    "2",
 	"MergeOlderFileLateChangesNothing":      "3",

@@ -38,16 +38,13 @@ CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS "sales"."orders__id
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
-CREATE OR REPLACE TABLE "default"."idem_merge_plan" ENGINE = Memory AS SELECT s."order_id" AS "order_id", s."status" AS "status", s."updated_at" AS "updated_at", s."is_deleted" AS "is_deleted", CASE
-  WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE CASE WHEN (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND NOT (s."status" IS NOT DISTINCT FROM t."status" AND s."is_deleted" IS NOT DISTINCT FROM t."is_deleted")) THEN 'tie' ELSE 'skip' END END
-  WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" < x."status" OR (s."status" IS NOT NULL AND x."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM x."status" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE CASE WHEN (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND NOT (s."status" IS NOT DISTINCT FROM x."status" AND s."is_deleted" IS NOT DISTINCT FROM x."is_deleted")) THEN 'tie' ELSE 'skip' END END
-  ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN (SELECT "order_id", "status", "updated_at", "is_deleted" FROM "sales"."orders__idem_build" WHERE ("order_id") IN (SELECT "order_id" FROM "idem_stage_dedup")) AS t ON t."order_id" = s."order_id"
-  LEFT JOIN (SELECT "order_id", "status", "updated_at", "is_deleted" FROM "sales"."orders__idem_deleted" WHERE ("order_id") IN (SELECT "order_id" FROM "idem_stage_dedup")) AS x ON x."order_id" = s."order_id";
+SELECT CAST("order_id" AS VARCHAR) FROM "sales"."orders__idem_build" AS r LIMIT 1;
 
-SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
+SELECT CAST("order_id" AS VARCHAR) FROM "sales"."orders__idem_deleted" AS r LIMIT 1;
 
-SELECT count(*), toString(sum(cityHash64(tuple("order_id", "status", "updated_at", "is_deleted")))) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
+SELECT count(*) FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
+
+SELECT count(*), toString(sum(cityHash64(tuple("order_id", "status", "updated_at", "is_deleted")))) FROM "idem_stage_dedup" WHERE NOT (coalesce("is_deleted", false));
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" String,
@@ -89,13 +86,9 @@ ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "input_objects" Nullable(String
 
 BEGIN;
 
-DELETE FROM "sales"."orders__idem_deleted" WHERE ("order_id") IN (SELECT "order_id" FROM "default"."idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent', 'reinsert'));
+INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
 
-INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent');
-
-INSERT INTO "sales"."orders__idem_build" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
-
-SELECT count(*) FROM "sales"."orders__idem_build";
+INSERT INTO "sales"."orders__idem_build" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_stage_dedup" WHERE NOT (coalesce("is_deleted", false));
 
 RENAME TABLE "sales"."orders__idem_build" TO "sales"."orders";
 

@@ -34,28 +34,17 @@ CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" AS SELECT * FROM "sale
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
-CREATE TEMP TABLE "idem_merge_plan" AS WITH "_idem_matched" AS MATERIALIZED (SELECT t.rowid AS r FROM "sales"."orders" AS t SEMI JOIN "idem_stage_dedup" AS s ON t."order_id" = s."order_id")
-SELECT s.*, t."_idem_rowid" AS "_idem_rowid", CASE
-  WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE CASE WHEN (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND NOT (s."status" IS NOT DISTINCT FROM t."status" AND s."is_deleted" IS NOT DISTINCT FROM t."is_deleted")) THEN 'tie' ELSE 'skip' END END
-  WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (s."status" < x."status" OR (s."status" IS NOT NULL AND x."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM x."status" AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE CASE WHEN (s."updated_at" IS NOT DISTINCT FROM x."updated_at" AND coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND NOT (s."status" IS NOT DISTINCT FROM x."status" AND s."is_deleted" IS NOT DISTINCT FROM x."is_deleted")) THEN 'tie' ELSE 'skip' END END
-  ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN (SELECT *, rowid AS "_idem_rowid" FROM "sales"."orders" WHERE rowid IN (SELECT r FROM "_idem_matched")) AS t ON t."order_id" = s."order_id"
-  LEFT JOIN "sales"."orders__idem_deleted" AS x ON x."order_id" = s."order_id";
+SELECT CAST("order_id" AS VARCHAR) FROM "sales"."orders" AS r LIMIT 1;
 
-SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
+SELECT CAST("order_id" AS VARCHAR) FROM "sales"."orders__idem_deleted" AS r LIMIT 1;
 
-SELECT count(*), CAST(coalesce(sum(hash("order_id", "status", "updated_at", "is_deleted")), 0) AS VARCHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
+SELECT count(*) FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
 
-MERGE INTO "sales"."orders__idem_deleted" AS t
-USING (SELECT * FROM "idem_merge_plan" WHERE "_idem_action" IN ('delete', 'delete_absent', 'reinsert')) AS s
-ON t."order_id" = s."order_id"
-WHEN MATCHED AND s."_idem_action" = 'reinsert' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN DELETE
-WHEN MATCHED AND s."_idem_action" <> 'reinsert' AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" IS NOT DISTINCT FROM t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (s."status" < t."status" OR (s."status" IS NOT NULL AND t."status" IS NULL) OR (s."status" IS NOT DISTINCT FROM t."status" AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN UPDATE SET "status" = s."status", "updated_at" = s."updated_at", "is_deleted" = s."is_deleted", "_loaded_at" = $1
-WHEN NOT MATCHED AND s."_idem_action" <> 'reinsert' THEN INSERT ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") VALUES (s."order_id", s."status", s."updated_at", s."is_deleted", $1);
+SELECT count(*), CAST(coalesce(sum(hash("order_id", "status", "updated_at", "is_deleted")), 0) AS VARCHAR) FROM "idem_stage_dedup" WHERE NOT (coalesce("is_deleted", false));
 
-INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert');
+INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
 
-SELECT count(*) FROM "sales"."orders";
+INSERT INTO "sales"."orders" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", $1 FROM "idem_stage_dedup" WHERE NOT (coalesce("is_deleted", false));
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" VARCHAR NOT NULL,

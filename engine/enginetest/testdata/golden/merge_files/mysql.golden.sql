@@ -53,16 +53,13 @@ CREATE TABLE IF NOT EXISTS "sales"."orders__idem_deleted" (UNIQUE KEY idem_key (
 
 SELECT * FROM "sales"."orders__idem_deleted" LIMIT 0;
 
-CREATE TEMPORARY TABLE "idem_merge_plan" AS SELECT s.*, CASE
-  WHEN t."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" <=> t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (CAST(s."status" AS BINARY) < CAST(t."status" AS BINARY) OR (CAST(s."status" AS BINARY) IS NOT NULL AND CAST(t."status" AS BINARY) IS NULL) OR (CAST(s."status" AS BINARY) <=> CAST(t."status" AS BINARY) AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete' ELSE 'update' END ELSE CASE WHEN (s."updated_at" <=> t."updated_at" AND coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND NOT (CAST(s."status" AS BINARY) <=> CAST(t."status" AS BINARY) AND s."is_deleted" <=> t."is_deleted")) THEN 'tie' ELSE 'skip' END END
-  WHEN x."order_id" IS NOT NULL THEN CASE WHEN (s."updated_at" > x."updated_at" OR (s."updated_at" IS NOT NULL AND x."updated_at" IS NULL) OR (s."updated_at" <=> x."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(x."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND (CAST(s."status" AS BINARY) < CAST(x."status" AS BINARY) OR (CAST(s."status" AS BINARY) IS NOT NULL AND CAST(x."status" AS BINARY) IS NULL) OR (CAST(s."status" AS BINARY) <=> CAST(x."status" AS BINARY) AND (s."is_deleted" < x."is_deleted" OR (s."is_deleted" IS NOT NULL AND x."is_deleted" IS NULL)))))))) THEN CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'reinsert' END ELSE CASE WHEN (s."updated_at" <=> x."updated_at" AND coalesce(s."is_deleted", false) = coalesce(x."is_deleted", false) AND NOT (CAST(s."status" AS BINARY) <=> CAST(x."status" AS BINARY) AND s."is_deleted" <=> x."is_deleted")) THEN 'tie' ELSE 'skip' END END
-  ELSE CASE WHEN coalesce(s."is_deleted", false) THEN 'delete_absent' ELSE 'insert' END END AS "_idem_action"
-FROM "idem_stage_dedup" AS s LEFT JOIN "sales"."orders__idem_build" AS t ON t."order_id" = s."order_id"
-  LEFT JOIN "sales"."orders__idem_deleted" AS x ON x."order_id" = s."order_id";
+SELECT REGEXP_REPLACE(CAST("order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2') FROM "sales"."orders__idem_build" AS r LIMIT 1;
 
-SELECT "_idem_action", count(*) FROM "idem_merge_plan" GROUP BY "_idem_action";
+SELECT REGEXP_REPLACE(CAST("order_id" AS CHAR), '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.?(\.[0-9]*[1-9])?0*$', '\1\2') FROM "sales"."orders__idem_deleted" AS r LIMIT 1;
 
-SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("updated_at" AS BINARY), char(30)), ifnull(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30)))) << 32) | crc32c(concat_ws(char(31), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("updated_at" AS BINARY), char(30)), ifnull(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30))))), 0) AS CHAR) FROM "idem_merge_plan" WHERE "_idem_action" IN ('insert', 'reinsert', 'update');
+SELECT count(*) FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
+
+SELECT count(*), CAST(coalesce(sum((crc32(concat_ws(char(31), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("updated_at" AS BINARY), char(30)), ifnull(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30)))) << 32) | crc32c(concat_ws(char(31), ifnull(CAST("order_id" AS BINARY), char(30)), ifnull(CAST("status" AS CHAR), char(30)), ifnull(CAST("updated_at" AS BINARY), char(30)), ifnull(CASE WHEN "is_deleted" THEN 'true' WHEN NOT "is_deleted" THEN 'false' END, char(30))))), 0) AS CHAR) FROM "idem_stage_dedup" WHERE NOT (coalesce("is_deleted", false));
 
 CREATE TABLE IF NOT EXISTS "idem_runs" (
   "job" VARCHAR(255) NOT NULL,
@@ -135,29 +132,9 @@ DEALLOCATE PREPARE idem_ddl;
 
 BEGIN;
 
-DELETE t FROM "sales"."orders__idem_deleted" AS t
-JOIN "idem_merge_plan" AS s ON t."order_id" = s."order_id"
-JOIN (SELECT ? AS v) AS p
-WHERE s."_idem_action" IN ('reinsert') AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" <=> t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (CAST(s."status" AS BINARY) < CAST(t."status" AS BINARY) OR (CAST(s."status" AS BINARY) IS NOT NULL AND CAST(t."status" AS BINARY) IS NULL) OR (CAST(s."status" AS BINARY) <=> CAST(t."status" AS BINARY) AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL))))))));
+INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", ? FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
 
-UPDATE "sales"."orders__idem_deleted" AS t
-JOIN "idem_merge_plan" AS s ON t."order_id" = s."order_id"
-JOIN (SELECT ? AS v) AS p
-SET t."status" = s."status", t."updated_at" = s."updated_at", t."is_deleted" = s."is_deleted", t."_loaded_at" = p.v
-WHERE s."_idem_action" IN ('delete', 'delete_absent') AND (s."updated_at" > t."updated_at" OR (s."updated_at" IS NOT NULL AND t."updated_at" IS NULL) OR (s."updated_at" <=> t."updated_at" AND (coalesce(s."is_deleted", false) AND NOT coalesce(t."is_deleted", false) OR (coalesce(s."is_deleted", false) = coalesce(t."is_deleted", false) AND (CAST(s."status" AS BINARY) < CAST(t."status" AS BINARY) OR (CAST(s."status" AS BINARY) IS NOT NULL AND CAST(t."status" AS BINARY) IS NULL) OR (CAST(s."status" AS BINARY) <=> CAST(t."status" AS BINARY) AND (s."is_deleted" < t."is_deleted" OR (s."is_deleted" IS NOT NULL AND t."is_deleted" IS NULL))))))));
-
-INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at")
-SELECT s."order_id", s."status", s."updated_at", s."is_deleted", p.v FROM "idem_merge_plan" AS s
-JOIN (SELECT ? AS v) AS p
-LEFT JOIN "sales"."orders__idem_deleted" AS t ON t."order_id" = s."order_id"
-WHERE s."_idem_action" IN ('delete', 'delete_absent') AND t."order_id" IS NULL;
-
-INSERT INTO "sales"."orders__idem_build" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at")
-SELECT s."order_id", s."status", s."updated_at", s."is_deleted", p.v FROM "idem_merge_plan" AS s
-JOIN (SELECT ? AS v) AS p
-WHERE s."_idem_action" IN ('insert', 'reinsert');
-
-SELECT count(*) FROM "sales"."orders__idem_build";
+INSERT INTO "sales"."orders__idem_build" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", ? FROM "idem_stage_dedup" WHERE NOT (coalesce("is_deleted", false));
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 
