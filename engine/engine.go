@@ -658,9 +658,9 @@ type MemoryUse int
 const (
 	MemoryLoad  MemoryUse = iota // a load: rows written, the target scanned
 	MemoryMerge                  // a merge: joins over the whole target
-	// MemoryStream: a source database's rows appended as they are read, and
-	// nothing else; what does not fit spills (BENCHMARKS.md, "Database
-	// sources": peak RSS at 10M rows).
+	// MemoryStream: rows appended as they are read (a file's through the
+	// reader, a source database's), and nothing else; what does not fit
+	// spills (docs/decisions/0005-duckdb-memory-limit.md).
 	MemoryStream
 )
 

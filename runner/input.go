@@ -217,6 +217,12 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 			dest = r.built
 		}
 	}
+	return r.loadScanned(ctx, in, dest, cols)
+}
+
+// loadScanned loads the rows the reader scanned into dest, as they are
+// read (streamed).
+func (r *run) loadScanned(ctx context.Context, in *input.Input, dest engine.Table, cols []engine.Column) error {
 	how := "via " + r.db.LoadPath()
 	if r.direct {
 		how += ", straight into the new table"
@@ -224,7 +230,9 @@ func (r *run) stageFiles(ctx context.Context, files []string) error {
 	r.s.mark(KindLoad, engine.LoadNote(r.files, r.quoted(dest), how))
 	rows := in.Read(ctx)
 	defer rows.Close()
-	n, err := r.db.LoadRows(ctx, r.s.q, dest, cols, rows, r.s.note)
+	n, err := r.streamed(ctx, func(ctx context.Context) (int64, error) {
+		return r.db.LoadRows(ctx, r.s.q, dest, cols, rows, r.s.note)
+	})
 	if err != nil {
 		return r.readError(err)
 	}

@@ -108,13 +108,20 @@ func (r *run) sourceQuery(d engine.Dialect) string {
 }
 
 // loadSourceStreamed is loadSource under the engine's memory for rows
-// streamed in (a rerun stages the whole source to read it once), then the
-// run's own again.
+// streamed in (a rerun stages the whole source to read it once).
 func (r *run) loadSourceStreamed(ctx context.Context, rows input.Rows) (int64, error) {
+	return r.streamed(ctx, func(ctx context.Context) (int64, error) { return r.loadSource(ctx, rows) })
+}
+
+// streamed runs load, which appends rows as they are read, under the
+// engine's memory for that (engine.MemoryStream), then sets the run's own
+// again: the reader's rows arrive in order, and what the engine holds
+// beyond them can spill.
+func (r *run) streamed(ctx context.Context, load func(context.Context) (int64, error)) (int64, error) {
 	if err := r.caps.Memory.SizeMemory(ctx, r.s.q, engine.MemoryStream); err != nil {
 		return 0, err
 	}
-	n, err := r.loadSource(ctx, rows)
+	n, err := load(ctx)
 	if err != nil {
 		return n, err
 	}

@@ -211,13 +211,11 @@ func (*DB) SizeCommit(ctx context.Context, q engine.Querier, rows int64) error {
 }
 
 // memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB
-// for a merge (and at open), 256 MB for a load, or 64 MB a core where that
-// is more (each of DuckDB's threads, one a core, reads CSV through a 32 MB
-// buffer that cannot spill), and 64 MB while a source database's rows
-// stream in (appends only: the rest spills, no slower), unless
-// IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB') says otherwise. A
-// load loses no speed at the lower limit, a merge does
-// (docs/decisions/0005-duckdb-memory-limit.md).
+// for a merge (and at open), 256 MB for a load's other steps, or 64 MB a
+// core where that is more, and 64 MB while rows stream in (a file's
+// through the reader, or a source database's: appends only, the rest
+// spills), unless IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB')
+// says otherwise (docs/decisions/0005-duckdb-memory-limit.md).
 func memoryLimit(use engine.MemoryUse) string {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
 		return v

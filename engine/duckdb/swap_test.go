@@ -1,6 +1,7 @@
 package duckdb_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -299,5 +300,50 @@ func TestRunsSizeMemory(t *testing.T) {
 		require.NoError(t, err)
 		runRecorded(t, db, j, "2026-11-28", false)
 		require.Equal(t, tc.want, limit(), "after a %s run", strings.Fields(tc.strategy)[0])
+	}
+}
+
+// memoryUses records the memory each run asks for, in order.
+type memoryUses struct {
+	*duckdb.DB
+	uses []engine.MemoryUse
+}
+
+func (m *memoryUses) Capabilities() engine.Capabilities {
+	c := m.DB.Capabilities()
+	c.Memory = m
+	return c
+}
+
+func (m *memoryUses) SizeMemory(ctx context.Context, q engine.Querier, use engine.MemoryUse) error {
+	m.uses = append(m.uses, use)
+	return m.DB.SizeMemory(ctx, q, use)
+}
+
+// A file's rows are loaded under the limit for rows streamed in, and the
+// run's steps after them under its own: with a direct first load, into
+// staging, and on a merge alike.
+func TestFileRowsLoadStreamed(t *testing.T) {
+	db, err := duckdb.Open(t.Context(), filepath.Join(t.TempDir(), "m.duckdb"), time.Minute)
+	require.NoError(t, err)
+	defer db.Close()
+	m := &memoryUses{DB: db}
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "in"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in", "2026-11-28.csv"), []byte("id,day\n1,2026-11-28\n"), 0o644))
+	for _, tc := range []struct {
+		table, strategy string
+		use             engine.MemoryUse
+	}{
+		{"a", "partition\npartition:\n  column: day", engine.MemoryLoad},
+		{"a", "partition\npartition:\n  column: day", engine.MemoryLoad}, // into staging, the table existing
+		{"b", "merge\nkey: [id]\nlatest_by: day", engine.MemoryMerge},
+	} {
+		j, err := job.Parse([]byte("idem: 1\njob: "+tc.table+"\nsource:\n  files: in/{{ date }}.csv\ntarget:\n  table: "+tc.table+"\nstrategy: "+tc.strategy+"\n"),
+			dir, func(string) (string, bool) { return "", false })
+		require.NoError(t, err)
+		m.uses = nil
+		runRecorded(t, m, j, "2026-11-28", true)
+		require.Equal(t, []engine.MemoryUse{tc.use, engine.MemoryStream, tc.use}, m.uses, "table %s", tc.table)
 	}
 }
