@@ -30,6 +30,8 @@ type DB struct {
 	conn *sql.Conn
 	// created: the file did not exist before Open made it.
 	created bool
+	// readOnly: opened with access_mode READ_ONLY (OpenReadOnly).
+	readOnly bool
 }
 
 var _ engine.DB = (*DB)(nil)
@@ -148,21 +150,7 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	settings := []string{
-		// DuckDB runs inside idem and by default caches every block read up
-		// to 80% of the host's memory; the limit makes it evict and spill
-		// (to <file>.tmp) instead (docs/decisions/0005-duckdb-memory-limit.md).
-		"SET memory_limit = " + Dialect{}.String(memoryLimit(engine.MemoryMerge)),
-		// Nothing idem does depends on the order rows are stored in (dedup
-		// has its own ORDER BY, checksums are order-independent), and
-		// keeping that order makes bulk inserts and the checkpoint at close
-		// markedly slower.
-		"SET preserve_insertion_order = false",
-		// DuckDB's session time zone is the host's TZ: it decides how
-		// zoneless text becomes a TIMESTAMPTZ and how a TIMESTAMPTZ casts to
-		// a TIMESTAMP, so a row's partition would depend on the host.
-		"SET TimeZone = 'UTC'",
-	}
+	settings := sessionSettings()
 	if !readOnly {
 		settings = append(settings, commitByCheckpoint...)
 	}
@@ -180,7 +168,26 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 			return nil, fmt.Errorf("registering the input's table function: %w", err)
 		}
 	}
-	return &DB{path: path, db: sqlDB, conn: conn}, nil
+	return &DB{path: path, db: sqlDB, conn: conn, readOnly: readOnly}, nil
+}
+
+// sessionSettings are run on each connection idem opens.
+func sessionSettings() []string {
+	return []string{
+		// DuckDB runs inside idem and by default caches every block read up
+		// to 80% of the host's memory; the limit makes it evict and spill
+		// (to <file>.tmp) instead (docs/decisions/0005-duckdb-memory-limit.md).
+		"SET memory_limit = " + Dialect{}.String(memoryLimit(engine.MemoryMerge)),
+		// Nothing idem does depends on the order rows are stored in (dedup
+		// has its own ORDER BY, checksums are order-independent), and
+		// keeping that order makes bulk inserts and the checkpoint at close
+		// markedly slower.
+		"SET preserve_insertion_order = false",
+		// DuckDB's session time zone is the host's TZ: it decides how
+		// zoneless text becomes a TIMESTAMPTZ and how a TIMESTAMPTZ casts to
+		// a TIMESTAMP, so a row's partition would depend on the host.
+		"SET TimeZone = 'UTC'",
+	}
 }
 
 // commitByCheckpoint: a commit that checkpoints skips the write-ahead log

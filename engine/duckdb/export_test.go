@@ -1,0 +1,3 @@
+package duckdb
+
+var SourceType = sourceType
