@@ -15,10 +15,11 @@ import (
 // the rows are one state of the database however long they take to read.
 type SourceReader interface {
 	// ReadSource starts query in a read-only transaction that holds one
-	// snapshot, on the pinned connection. Each result column is typed by
-	// the engine's mapping of its own types onto the reader's; a column
-	// of a type no reader type holds faithfully is an error naming it
-	// (wrapping ErrSourceType), never narrowed. Close ends the snapshot.
+	// snapshot, on the pinned connection (DuckDB: a connection of its own
+	// to the same database, whose result streams). Each result column is
+	// typed by the engine's mapping of its own types onto the reader's; a
+	// column of a type no reader type holds faithfully is an error naming
+	// it (wrapping ErrSourceType), never narrowed. Close ends the snapshot.
 	ReadSource(ctx context.Context, query string) (SourceRows, error)
 }
 
