@@ -91,7 +91,7 @@ func TestTinyRun(t *testing.T) {
 
 	scenarios := []string{"1 csv load", "1 csv load, key", "2 parquet load", "2 jsonl load", "3 replace partition",
 		"3 merge small batch", "4 merge", "5 unchanged rerun", "5 unchanged rerun vs scan", "6 s3 csv load", "6 s3 unchanged rerun",
-		"7 merge first load"}
+		"7 merge first load", "7 merge into empty table"}
 	var rows []Row
 	dec := json.NewDecoder(&out)
 	for dec.More() {
