@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,14 +194,22 @@ func TestReadSourceErrorMidRead(t *testing.T) {
 	db := sourceFile(t)
 	src, err := db.ReadSource(context.Background(),
 		"SELECT CASE WHEN i = 150000 THEN error('boom at 150000') ELSE i END AS i FROM range(300000) t(i)")
+	rows := 0
 	if err == nil {
 		row := []any{nil}
 		for src.Next(row) {
+			rows++
 		}
 		err = src.Err()
 		require.NoError(t, src.Close())
 	}
-	require.ErrorContains(t, err, "boom at 150000")
+	require.Error(t, err, "the rows end with the query's error, not as if read whole")
+	require.Less(t, rows, 300000)
+	// DuckDB reports the failing thread's error, or (about one run in 20
+	// on a busy machine) the interruption of the threads beside it.
+	if !strings.Contains(err.Error(), "boom at 150000") {
+		require.ErrorContains(t, err, "Interrupted")
+	}
 }
 
 // A context ended mid-read stops DuckDB's query: the rows end, with
