@@ -178,14 +178,18 @@ func putTime(vec *Vector, x time.Time, lim *Limits) error {
 	if vec.Type.Kind == TimestampTZ {
 		x = x.UTC()
 	}
-	if y := x.Year(); y < 1 || y > 9999 {
+	// Its wall clock read as UTC: the seconds plus its zone's offset, one
+	// look-up where Year, Month… would each work the calendar out again.
+	_, off := x.Zone()
+	sec := x.Unix() + int64(off)
+	if sec < minMicros/microsPerSecond || sec > maxMicros/microsPerSecond {
 		return reasonf("is outside the years 1 to 9999 that every engine holds")
 	}
-	if x.Nanosecond()%1000 != 0 {
+	ns := x.Nanosecond()
+	if ns%1000 != 0 {
 		return reasonf("has nanoseconds, which no engine idem writes keeps (it would round them)")
 	}
-	wall := time.Date(x.Year(), x.Month(), x.Day(), x.Hour(), x.Minute(), x.Second(), x.Nanosecond(), time.UTC)
-	n := wall.UnixMicro()
+	n := sec*microsPerSecond + int64(ns/1000)
 	if vec.Type.Kind == Date {
 		if n%microsPerDay != 0 {
 			return reasonf("is not a date: a DATE column would drop its time of day")

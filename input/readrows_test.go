@@ -89,6 +89,38 @@ func TestReadRowsKeepsEveryValue(t *testing.T) {
 	}, got, "the instant is kept (00:30 UTC), empty text is not NULL")
 }
 
+// A time is read by its wall clock (an instant's in UTC) at the edges of
+// the years every engine holds, whatever its zone.
+func TestReadRowsTimesAtTheEdges(t *testing.T) {
+	east, west := time.FixedZone("", 5*3600+1800), time.FixedZone("", -8*3600)
+	for _, c := range []struct {
+		typ  input.Type
+		v    time.Time
+		want string // its text, or (not starting with a digit) the refusal
+	}{
+		{input.TimestampType, time.Date(1, 1, 1, 0, 0, 0, 0, east), "0001-01-01 00:00:00"},
+		{input.TimestampType, time.Date(9999, 12, 31, 23, 59, 59, 999999000, west), "9999-12-31 23:59:59.999999"},
+		{input.TimestampType, time.Date(2026, 3, 29, 2, 30, 0, 123000, west), "2026-03-29 02:30:00.000123"},
+		{input.TimestampTZType, time.Date(1, 1, 1, 5, 30, 0, 0, east), "0001-01-01 00:00:00"},
+		{input.TimestampTZType, time.Date(9999, 12, 31, 16, 0, 0, 0, west), "years 1 to 9999"},
+		{input.TimestampType, time.Date(0, 12, 31, 23, 59, 59, 0, time.UTC), "years 1 to 9999"},
+		{input.TimestampType, time.Date(10000, 1, 1, 0, 0, 0, 0, west), "years 1 to 9999"},
+		{input.DateType, time.Date(2026, 11, 28, 0, 0, 0, 0, east), "2026-11-28"},
+		{input.DateType, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "0001-01-01"},
+		{input.DateType, time.Date(2026, 11, 28, 0, 0, 0, 1000, time.UTC), "not a date"},
+		{input.TimestampType, time.Date(2026, 11, 28, 0, 0, 0, 999, east), "nanoseconds"},
+	} {
+		rows := &fakeRows{cols: []input.Column{{Name: "c", Type: c.typ}}, rows: [][]any{{c.v}}}
+		got, err := readAll(t, rows, []input.Type{c.typ})
+		if c.want[0] > '9' {
+			require.ErrorContains(t, err, c.want, "%v", c.v)
+			continue
+		}
+		require.NoError(t, err, "%v", c.v)
+		require.Equal(t, [][]string{{c.want}}, got, "%v", c.v)
+	}
+}
+
 func TestReadRowsRefusesRatherThanNarrow(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -19,7 +19,8 @@ import (
 
 // epochDays is the number of days from 0001-01-01 to 1970-01-01.
 const (
-	microsPerDay = int64(86_400_000_000)
+	microsPerDay    = int64(86_400_000_000)
+	microsPerSecond = int64(1_000_000)
 )
 
 // daysFromCivil counts days from 1970-01-01 to y-m-d (proleptic
