@@ -124,7 +124,7 @@ func startRows(ctx context.Context, pc *pgconn.PgConn, types *pgtype.Map, query 
 		}
 		r.cols = append(r.cols, input.Column{Name: f.Name, Type: t, Fixed: true})
 		var dec decoder
-		formats[i], dec = decoderOf(types, f.DataTypeOID)
+		formats[i], dec = decoderOf(f.DataTypeOID)
 		r.decs = append(r.decs, dec)
 	}
 	if len(refused) > 0 {

@@ -66,9 +66,23 @@ func TestSourceValuesAsDatabaseSQL(t *testing.T) {
 	require.Equal(t, wantFP, gotFP)
 	require.Equal(t, []string{"131077", "row 131077" + strings.Repeat("é", 131077%7), "false"}, got[131076])
 
+	// Times before 1970 and 2000 with a fraction of a second: the wire's
+	// count from 2000-01-01 is negative.
+	before := `SELECT * FROM (VALUES ('1969-12-31 23:59:59.000001'::timestamp, '1969-12-31 23:59:59.999999+00'::timestamptz, '1999-12-31'::date),
+	  ('1999-12-31 23:59:59.5', '0001-01-01 00:00:00.000001+00', '1970-01-01')) AS v(ts, tz, d)`
+	got, gotFP, err = readSourceTyped(t, url, before)
+	require.NoError(t, err)
+	want, wantFP, err = readSourceBoxed(t, url, before)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, wantFP, gotFP)
+	require.Equal(t, []string{"1969-12-31 23:59:59.000001", "1969-12-31 23:59:59.999999", "1999-12-31"}, got[0])
+
 	for _, q := range []string{
 		`SELECT * FROM (VALUES ('2026-01-01'::date), ('infinity')) AS v(d)`,
 		`SELECT * FROM (VALUES ('2026-01-01'::timestamptz), ('-infinity')) AS v(tz)`,
+		`SELECT * FROM (VALUES ('294276-12-31 23:59:59.999999'::timestamp)) AS v(ts)`,
+		`SELECT * FROM (VALUES ('4713-01-01 BC'::date)) AS v(d)`,
 		`SELECT * FROM (VALUES ('1'::numeric), ('NaN')) AS v(n)`,
 		`SELECT * FROM (VALUES ('1'::float8), ('NaN')) AS v(f)`,
 	} {

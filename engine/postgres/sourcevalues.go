@@ -1,6 +1,9 @@
 package postgres
 
 import (
+	"encoding/binary"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -12,32 +15,36 @@ import (
 // NULL: the rows say that). Text is borrowed, valid until the next row.
 type decoder func(raw []byte, v *input.Value) error
 
-// decoderOf gives a column's result format and decoder: pgtype's binary
-// decoding for numbers, booleans, dates and times (into a typed value,
-// none boxed), and the server's own text for the rest (text, JSON,
-// UUID's canonical form, and numeric's every digit as PostgreSQL spells
-// it). The values are those database/sql's pgx driver gives, typed: the
-// same reader's values and the same fingerprint.
-func decoderOf(types *pgtype.Map, oid uint32) (int16, decoder) {
+// decoderOf gives a column's result format and decoder: binary for
+// numbers, booleans, dates and times (decoded here, straight into a typed
+// value), and the server's own text for the rest (text, JSON, UUID's
+// canonical form, and numeric's every digit as PostgreSQL spells it). The
+// values are those database/sql's pgx driver gives, typed: the same
+// reader's values and the same fingerprint.
+func decoderOf(oid uint32) (int16, decoder) {
 	switch oid {
 	case pgtype.Int2OID:
-		return binaryOf(types, oid, func(x *int16, v *input.Value) { *v = input.Value{Kind: input.IntValue, Int: int64(*x)} })
+		return binaryOf("int2", 2, func(raw []byte, v *input.Value) { *v = intValue(int64(int16(binary.BigEndian.Uint16(raw)))) })
 	case pgtype.Int4OID:
-		return binaryOf(types, oid, func(x *int32, v *input.Value) { *v = input.Value{Kind: input.IntValue, Int: int64(*x)} })
+		return binaryOf("int4", 4, func(raw []byte, v *input.Value) { *v = intValue(int64(int32(binary.BigEndian.Uint32(raw)))) })
 	case pgtype.Int8OID:
-		return binaryOf(types, oid, func(x *int64, v *input.Value) { *v = input.Value{Kind: input.IntValue, Int: *x} })
+		return binaryOf("int8", 8, func(raw []byte, v *input.Value) { *v = intValue(int64(binary.BigEndian.Uint64(raw))) })
 	case pgtype.Float4OID:
-		return binaryOf(types, oid, func(x *float32, v *input.Value) { *v = input.Value{Kind: input.FloatValue, Float: float64(*x)} })
+		return binaryOf("float4", 4, func(raw []byte, v *input.Value) {
+			*v = input.Value{Kind: input.FloatValue, Float: float64(math.Float32frombits(binary.BigEndian.Uint32(raw)))}
+		})
 	case pgtype.Float8OID:
-		return binaryOf(types, oid, func(x *float64, v *input.Value) { *v = input.Value{Kind: input.FloatValue, Float: *x} })
+		return binaryOf("float8", 8, func(raw []byte, v *input.Value) {
+			*v = input.Value{Kind: input.FloatValue, Float: math.Float64frombits(binary.BigEndian.Uint64(raw))}
+		})
 	case pgtype.BoolOID:
-		return binaryOf(types, oid, func(x *bool, v *input.Value) { *v = input.Value{Kind: input.BoolValue, Bool: *x} })
+		return binaryOf("bool", 1, func(raw []byte, v *input.Value) { *v = input.Value{Kind: input.BoolValue, Bool: raw[0] == 1} })
 	case pgtype.DateOID:
-		return binaryOf(types, oid, func(x *pgtype.Date, v *input.Value) { timeValue(v, x.Time, x.InfinityModifier) })
+		return binaryOf("date", 4, decodeDate)
 	case pgtype.TimestampOID:
-		return binaryOf(types, oid, func(x *pgtype.Timestamp, v *input.Value) { timeValue(v, x.Time, x.InfinityModifier) })
+		return binaryOf("timestamp", 8, func(raw []byte, v *input.Value) { decodeMicros(raw, v, time.UTC) })
 	case pgtype.TimestamptzOID:
-		return binaryOf(types, oid, func(x *pgtype.Timestamptz, v *input.Value) { timeValue(v, x.Time, x.InfinityModifier) })
+		return binaryOf("timestamptz", 8, func(raw []byte, v *input.Value) { decodeMicros(raw, v, time.Local) })
 	}
 	return pgtype.TextFormatCode, func(raw []byte, v *input.Value) error {
 		*v = input.Value{Kind: input.TextValue, Text: raw}
@@ -45,17 +52,49 @@ func decoderOf(types *pgtype.Map, oid uint32) (int16, decoder) {
 	}
 }
 
-// binaryOf decodes a column's binary values with pgtype's plan for a T,
-// then set makes the value of it.
-func binaryOf[T any](types *pgtype.Map, oid uint32, set func(*T, *input.Value)) (int16, decoder) {
-	x := new(T)
-	plan := types.PlanScan(oid, pgtype.BinaryFormatCode, x)
+// binaryOf decodes a column's binary values of size bytes with set.
+func binaryOf(typ string, size int, set func([]byte, *input.Value)) (int16, decoder) {
 	return pgtype.BinaryFormatCode, func(raw []byte, v *input.Value) error {
-		if err := plan.Scan(raw, x); err != nil {
-			return err
+		if len(raw) != size {
+			return fmt.Errorf("%s: %d bytes on the wire, want %d", typ, len(raw), size)
 		}
-		set(x, v)
+		set(raw, v)
 		return nil
+	}
+}
+
+func intValue(x int64) input.Value { return input.Value{Kind: input.IntValue, Int: x} }
+
+// PostgreSQL's dates and timestamps count from 2000-01-01: days (int32)
+// and microseconds (int64), the largest and the least being ±infinity.
+const (
+	y2kDays = 10957 // 1970-01-01 to 2000-01-01
+	y2kSecs = y2kDays * 86400
+)
+
+// decodeDate sets a date, at midnight UTC as pgtype decodes it.
+func decodeDate(raw []byte, v *input.Value) {
+	switch d := int32(binary.BigEndian.Uint32(raw)); d {
+	case math.MaxInt32:
+		timeValue(v, time.Time{}, pgtype.Infinity)
+	case math.MinInt32:
+		timeValue(v, time.Time{}, pgtype.NegativeInfinity)
+	default:
+		timeValue(v, time.Unix((int64(d)+y2kDays)*86400, 0).UTC(), pgtype.Finite)
+	}
+}
+
+// decodeMicros sets a timestamp (in UTC: its wall clock) or an instant
+// (in loc, as pgtype gives it), split into seconds and microseconds so
+// that the greatest PostgreSQL holds does not overflow.
+func decodeMicros(raw []byte, v *input.Value, loc *time.Location) {
+	switch us := int64(binary.BigEndian.Uint64(raw)); us {
+	case math.MaxInt64:
+		timeValue(v, time.Time{}, pgtype.Infinity)
+	case math.MinInt64:
+		timeValue(v, time.Time{}, pgtype.NegativeInfinity)
+	default:
+		timeValue(v, time.Unix(y2kSecs+us/1_000_000, us%1_000_000*1000).In(loc), pgtype.Finite)
 	}
 }
 
