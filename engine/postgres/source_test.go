@@ -32,18 +32,26 @@ const sourceEdges = `SELECT * FROM (VALUES
  (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
 ) AS v(i8, i4, i2, f4, f8, b, t, vc, bp, nm, n38, n, d, ts, tz, u, j, jb)`
 
+// readBothWays reads q typed and boxed, requires the same rows and
+// fingerprint, and returns the rows.
+func readBothWays(t *testing.T, url, q string) [][]string {
+	t.Helper()
+	got, gotFP, err := readSourceTyped(t, url, q)
+	require.NoError(t, err)
+	want, wantFP, err := readSourceBoxed(t, url, q)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, wantFP, gotFP)
+	return got
+}
+
 // TestSourceValuesAsDatabaseSQL reads values through ReadSource (pgconn,
 // each value decoded typed) and through database/sql's pgx driver (each
 // value boxed, as sources were read before): the reader's values, its
 // refusals and the fingerprint are the same.
 func TestSourceValuesAsDatabaseSQL(t *testing.T) {
 	url := freshDatabase(t)
-	got, gotFP, err := readSourceTyped(t, url, sourceEdges)
-	require.NoError(t, err)
-	want, wantFP, err := readSourceBoxed(t, url, sourceEdges)
-	require.NoError(t, err)
-	require.Equal(t, want, got)
-	require.Equal(t, wantFP, gotFP)
+	got := readBothWays(t, url, sourceEdges)
 	require.Equal(t, []string{"-9223372036854775808", "-2147483648", "-32768", "0.1", "1e-300", "true",
 		"", "ab", "a  ", "x", "1234567890123456789012345678.1234567890",
 		"123456789012345678901234567890123456789012345678901234567890.5", "0001-01-01",
@@ -58,24 +66,14 @@ func TestSourceValuesAsDatabaseSQL(t *testing.T) {
 
 	// Many batches: each value's text kept, not the driver's buffer.
 	many := `SELECT i, 'row ' || i || repeat('é', i % 7) AS t, i % 3 = 0 AS b FROM generate_series(1, 2 * 65536 + 5) AS i`
-	got, gotFP, err = readSourceTyped(t, url, many)
-	require.NoError(t, err)
-	want, wantFP, err = readSourceBoxed(t, url, many)
-	require.NoError(t, err)
-	require.Equal(t, want, got)
-	require.Equal(t, wantFP, gotFP)
+	got = readBothWays(t, url, many)
 	require.Equal(t, []string{"131077", "row 131077" + strings.Repeat("é", 131077%7), "false"}, got[131076])
 
 	// Times before 1970 and 2000 with a fraction of a second: the wire's
 	// count from 2000-01-01 is negative.
 	before := `SELECT * FROM (VALUES ('1969-12-31 23:59:59.000001'::timestamp, '1969-12-31 23:59:59.999999+00'::timestamptz, '1999-12-31'::date),
 	  ('1999-12-31 23:59:59.5', '0001-01-01 00:00:00.000001+00', '1970-01-01')) AS v(ts, tz, d)`
-	got, gotFP, err = readSourceTyped(t, url, before)
-	require.NoError(t, err)
-	want, wantFP, err = readSourceBoxed(t, url, before)
-	require.NoError(t, err)
-	require.Equal(t, want, got)
-	require.Equal(t, wantFP, gotFP)
+	got = readBothWays(t, url, before)
 	require.Equal(t, []string{"1969-12-31 23:59:59.000001", "1969-12-31 23:59:59.999999", "1999-12-31"}, got[0])
 
 	for _, q := range []string{
