@@ -475,6 +475,9 @@ type state struct {
 // merge: old is the table after merging run day1 (keys 0..n-1), new after
 // also merging run day2 (keys n/2..3n/2-1: half newer versions, half new).
 // mergefirst: old is no table, new after merging run day1 (a first load).
+// mergeempty: old is the table emptied behind idem's back after merging run
+// day1, new after merging run day2 into it (a merge into an empty table,
+// without a plan).
 func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 	t.Helper()
 	f := &fixture{tgt: tgt, strategy: strategy, dir: t.TempDir(), tmp: t.TempDir()}
@@ -493,6 +496,11 @@ func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 		f.jobPath = writeJob(t, f.dir, f.jobName, mergeBody)
 		writeOrders(t, filepath.Join(f.dir, "in", day1+".csv"), 0, rows, nil, day1)
 		writeOrders(t, filepath.Join(f.dir, "in", day2+".csv"), rows/2, rows/2+rows, all, day2)
+	case "mergeempty":
+		f.jobName, f.date, oldDate = "faults_mergeempty", day2, day1
+		f.jobPath = writeJob(t, f.dir, f.jobName, mergeBody)
+		writeOrders(t, filepath.Join(f.dir, "in", day1+".csv"), 0, rows, nil, day1)
+		writeOrders(t, filepath.Join(f.dir, "in", day2+".csv"), rows/2, rows/2+rows, all, day2)
 	case "mergefirst":
 		f.jobName, f.date = "faults_mergefirst", day1
 		f.jobPath = writeJob(t, f.dir, f.jobName, mergeBody)
@@ -502,9 +510,12 @@ func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 	}
 
 	f.base = tgt.fresh(t, strategy+"_base")
-	if strategy == "mergefirst" {
+	switch strategy {
+	case "mergefirst":
 		f.old = f.noTable(t)
-	} else {
+	case "mergeempty":
+		f.old = f.emptied(t, oldDate, rows)
+	default:
 		p := runIdem(t, f.base, nil, "run", f.jobPath, "--date", oldDate, "--as-of", asOf, "--json")
 		r := p.result(t)
 		require.Equal(t, runner.ActionLoaded, r.Action)
@@ -526,6 +537,9 @@ func newFixture(t *testing.T, tgt target, strategy string, rows int) *fixture {
 	f.new = state{rows: c.rows, sum: c.sum, runID: r.RunID, entryRows: r.RowCount, entrySum: r.Checksum}
 	require.NotEqual(t, f.old.sum, f.new.sum, "the new input must change the table")
 	require.NotEqual(t, f.old.runID, f.new.runID)
+	if strategy == "mergeempty" {
+		require.NotRegexp(t, `CREATE[^\n]*idem_merge_plan`, p.stderr, "a merge into an empty table makes no plan")
+	}
 	t.Logf("%s/%s: %d input rows; old table %d rows, new %d rows; a run of the new input takes %v",
 		tgt.name(), strategy, rows, f.old.rows, f.new.rows, f.runTime.Round(time.Millisecond))
 	return f
@@ -545,6 +559,28 @@ func (f *fixture) noTable(t *testing.T) state {
 	r := runIdem(t, f.base, nil, "run", other, "--date", day1, "--as-of", asOf, "--json").result(t)
 	require.Equal(t, runner.ActionLoaded, r.Action)
 	c := look(t, f.base, f.jobName, f.date)
+	require.Nil(t, c.last)
+	return state{rows: c.rows, sum: c.sum}
+}
+
+// emptied makes the base of a merge into an empty table: run oldDate
+// merged, then every row of the table deleted behind idem's back (a
+// migration's table, or one emptied by hand). It is the old state: an
+// empty table, no run of the faulted date.
+func (f *fixture) emptied(t *testing.T, oldDate string, rows int) state {
+	t.Helper()
+	r := runIdem(t, f.base, nil, "run", f.jobPath, "--date", oldDate, "--as-of", asOf, "--json").result(t)
+	require.Equal(t, runner.ActionLoaded, r.Action)
+	require.EqualValues(t, rows, r.RowsIn)
+	tbl := tableOf(f.base)
+	name := tbl.Name
+	if tbl.Schema != "" {
+		name = tbl.Schema + "." + name
+	}
+	execSQL(t, f.base, "TRUNCATE TABLE "+name)
+	c := look(t, f.base, f.jobName, f.date)
+	require.Zero(t, c.rows)
+	require.NotEqual(t, noTable, c.sum)
 	require.Nil(t, c.last)
 	return state{rows: c.rows, sum: c.sum}
 }

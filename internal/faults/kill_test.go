@@ -12,7 +12,8 @@ import (
 // a fixed-seed generator draws from [0, the measured length of a run),
 // leaves the table exactly the old or the new contents, with a ledger that
 // agrees, and the next run converges. Every engine × strategy, and a
-// merge's first load (mergefirst: the old contents are no table).
+// merge's first load (mergefirst: the old contents are no table) and a
+// merge into an empty table (mergeempty).
 //
 // IDEM_FAULT_KILLS sets the kills per engine × strategy (default 2),
 // IDEM_FAULT_FIRST the index of the first (default 0), so that a count can
@@ -38,13 +39,16 @@ func TestRandomKills(t *testing.T) {
 		{"clickhouse", func(t *testing.T) target { return newCHDBTarget(t) }},
 	}
 	for ei, e := range engines {
-		for si, strategy := range []string{"partition", "merge", "mergefirst"} {
+		for si, strategy := range []string{"partition", "merge", "mergefirst", "mergeempty"} {
 			t.Run(e.name+"/"+strategy, func(t *testing.T) {
 				t.Parallel()
 				f := newFixture(t, e.tgt(t), strategy, rows)
 				stream := uint64(ei*2 + si) // the first two strategies' as before a merge's first load was added
-				if strategy == "mergefirst" {
+				switch strategy {
+				case "mergefirst":
 					stream = uint64(100 + ei)
+				case "mergeempty":
+					stream = uint64(200 + ei)
 				}
 				rng := rand.New(rand.NewPCG(seed, stream))
 				var c tally
