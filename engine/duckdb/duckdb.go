@@ -177,7 +177,7 @@ func sessionSettings() []string {
 		// DuckDB runs inside idem and by default caches every block read up
 		// to 80% of the host's memory; the limit makes it evict and spill
 		// (to <file>.tmp) instead (docs/decisions/0005-duckdb-memory-limit.md).
-		"SET memory_limit = " + Dialect{}.String(memoryLimit(engine.MemoryMerge)),
+		"SET memory_limit = " + Dialect{}.String(openLimit()),
 		// Nothing idem does depends on the order rows are stored in (dedup
 		// has its own ORDER BY, checksums are order-independent), and
 		// keeping that order makes bulk inserts and the checkpoint at close
@@ -217,30 +217,55 @@ func (*DB) SizeCommit(ctx context.Context, q engine.Querier, rows int64) error {
 	return err
 }
 
-// memoryLimit is DuckDB's memory_limit on a target's connection: 384 MB
-// for a merge (and at open), 256 MB for a load's other steps, or 64 MB a
-// core where that is more, and 64 MB while rows stream in (a file's
-// through the reader, or a source database's: appends only, the rest
-// spills), unless IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g. '2GB')
-// says otherwise (docs/decisions/0005-duckdb-memory-limit.md).
-func memoryLimit(use engine.MemoryUse) string {
+// memoryLimit is DuckDB's memory_limit on a target's connection, in
+// DuckDB's MB (10^6 bytes): 384 for a merge (and at open), 256 for a
+// load's other steps, or 64 a core where that is more, and 64 while rows
+// stream in (a file's through the reader, or a source database's: appends
+// only, the rest spills); or IDEM_DUCKDB_MEMORY_LIMIT (a DuckDB size, e.g.
+// '2GB'), which stands as given (docs/decisions/0005-duckdb-memory-limit.md).
+func memoryLimit(use engine.MemoryUse) (mb int64, override string) {
 	if v := os.Getenv("IDEM_DUCKDB_MEMORY_LIMIT"); v != "" {
-		return v
+		return 0, v
 	}
 	switch use {
 	case engine.MemoryStream:
-		return "64MB"
+		return 64, ""
 	case engine.MemoryMerge:
-		return fmt.Sprintf("%dMB", max(384, 64*runtime.NumCPU()))
+		return int64(max(384, 64*runtime.NumCPU())), ""
 	}
-	return fmt.Sprintf("%dMB", max(256, 64*runtime.NumCPU()))
+	return int64(max(256, 64*runtime.NumCPU())), ""
+}
+
+// openLimit is the limit a target's connection opens with: a merge's.
+func openLimit() string {
+	mb, limit := memoryLimit(engine.MemoryMerge)
+	if limit == "" {
+		limit = fmt.Sprintf("%dMB", mb)
+	}
+	return limit
 }
 
 var _ engine.MemorySizer = (*DB)(nil)
 
-// SizeMemory sets memoryLimit for what a run does next, on q.
+// heldMemory is what the instance holds now, in bytes.
+const heldMemory = "SELECT CAST(coalesce(sum(memory_usage_bytes), 0) AS BIGINT) FROM duckdb_memory()"
+
+// SizeMemory sets memoryLimit for what a run does next, on q, above what
+// the instance already holds. The limit is the instance's, shared by every
+// connection of the process: a long-lived process (a library caller, the
+// tests) may hold tables not yet checkpointed and metadata it cannot evict,
+// and a step left no room fails an allocation inside a C API call the
+// driver makes from Go, which aborts the process.
 func (*DB) SizeMemory(ctx context.Context, q engine.Querier, use engine.MemoryUse) error {
-	_, err := q.ExecContext(ctx, "SET memory_limit = "+Dialect{}.String(memoryLimit(use)))
+	mb, limit := memoryLimit(use)
+	if limit == "" {
+		var held int64
+		if err := q.QueryRowContext(ctx, heldMemory).Scan(&held); err != nil {
+			return fmt.Errorf("reading DuckDB's memory in use: %w", err)
+		}
+		limit = fmt.Sprintf("%dMB", mb+(held+999_999)/1_000_000)
+	}
+	_, err := q.ExecContext(ctx, "SET memory_limit = "+Dialect{}.String(limit))
 	return err
 }
 
