@@ -13,6 +13,16 @@ const BatchRows = 65536
 type Batch struct {
 	Len  int
 	Cols []*Vector
+	ar   *arena // the batch's text
+}
+
+// reset empties b to be filled again: its text is overwritten.
+func (b *Batch) reset() {
+	b.Len = 0
+	for _, v := range b.Cols {
+		v.truncate(0)
+	}
+	b.ar.reset()
 }
 
 // Vector is one column's values in a batch. Which slice holds them
@@ -150,9 +160,25 @@ func appendInt(b []byte, x int64) []byte {
 	return append(b, tmp[i:]...)
 }
 
-// arena holds a batch's text: strings point into chunks that are never
-// reused, so they stay valid as long as the batch's values are referenced.
-type arena struct{ chunk []byte }
+// arena holds a batch's text: strings point into its chunks, valid until
+// the batch is released and refilled, which writes the chunks again.
+type arena struct {
+	chunk  []byte   // the chunk being filled
+	chunks [][]byte // every chunk; used of them are in use
+	used   int
+}
+
+// reset makes every chunk free to be written again.
+func (a *arena) reset() { a.chunk, a.used = nil, 0 }
+
+// next is an empty chunk: the next one held, else a new one.
+func (a *arena) next() []byte {
+	if a.used == len(a.chunks) {
+		a.chunks = append(a.chunks, make([]byte, 0, 256<<10))
+	}
+	a.used++
+	return a.chunks[a.used-1][:0]
+}
 
 func (a *arena) str(b []byte) string {
 	if len(b) == 0 {
@@ -162,7 +188,7 @@ func (a *arena) str(b []byte) string {
 		return string(b)
 	}
 	if cap(a.chunk)-len(a.chunk) < len(b) {
-		a.chunk = make([]byte, 0, 256<<10)
+		a.chunk = a.next()
 	}
 	start := len(a.chunk)
 	a.chunk = append(a.chunk, b...)

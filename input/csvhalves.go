@@ -144,20 +144,20 @@ func openCSVPart(path string, start, end int64, delim byte, lines int) (*os.File
 }
 
 // readCSVPart reads one half's records into batches it sends.
-func (in *Input) readCSVPart(ctx context.Context, fs *fileState, p filePart, send func(*Batch) error) error {
+func (in *Input) readCSVPart(ctx context.Context, fs *fileState, p filePart, out *sink) error {
 	f, c, err := openCSVPart(fs.path, p.start, p.end, fs.delim, p.lines)
 	if err != nil {
 		return readError(fs.path, err)
 	}
 	defer f.Close()
-	b, ar := in.newBatch(), &arena{}
+	b, ar := out.batch()
 	rows := int64(0)
 	for {
 		if rows&0xffff == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		var err error
-		if b, ar, err = in.readRecord(fs, c, b, ar, send); errors.Is(err, io.EOF) {
+		if b, ar, err = in.readRecord(fs, c, b, ar, out); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			return err
@@ -168,7 +168,7 @@ func (in *Input) readCSVPart(ctx context.Context, fs *fileState, p filePart, sen
 		return err
 	}
 	if b.Len > 0 {
-		return send(b)
+		return out.send(b)
 	}
 	return nil
 }

@@ -288,6 +288,7 @@ func (in *Input) decide(guesses []*guess) error {
 type Reader struct {
 	ctx     context.Context
 	batches chan batchOrErr
+	free    chan *Batch // batches released, to be filled again
 	cancel  context.CancelFunc
 	done    chan struct{}
 	err     error
@@ -302,36 +303,29 @@ type batchOrErr struct {
 // a batch at a time; the next batch is read while the caller loads one.
 // Close it when done.
 func (in *Input) Read(ctx context.Context) *Reader {
-	return startReader(ctx, func(ctx context.Context, send func(*Batch) error) error {
+	return startReader(ctx, in.newBatch, func(ctx context.Context, out *sink) error {
 		switch in.spec.Format {
 		case "csv":
-			return in.readCSV(ctx, send)
+			return in.readCSV(ctx, out)
 		case "jsonl":
-			return in.readJSONL(ctx, send)
+			return in.readJSONL(ctx, out)
 		case "parquet":
-			return in.readParquet(ctx, send)
+			return in.readParquet(ctx, out)
 		}
 		return nil
 	})
 }
 
 // startReader runs read in its own goroutine, its batches handed over one
-// at a time: the next batch is read while the caller loads one.
-func startReader(ctx context.Context, read func(ctx context.Context, send func(*Batch) error) error) *Reader {
+// at a time: the next batch is read while the caller loads one. Batches
+// the caller releases are filled again (fresh makes the others).
+func startReader(ctx context.Context, fresh func() *Batch, read func(ctx context.Context, out *sink) error) *Reader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Reader{ctx: ctx, batches: make(chan batchOrErr, 1), cancel: cancel, done: make(chan struct{})}
+	r := &Reader{ctx: ctx, batches: make(chan batchOrErr, 1), free: make(chan *Batch, maxFilling), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		defer close(r.batches)
-		send := func(b *Batch) error {
-			select {
-			case r.batches <- batchOrErr{b: b}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		if err := read(ctx, send); err != nil {
+		if err := read(ctx, &sink{ctx: ctx, out: r.batches, free: r.free, fresh: fresh}); err != nil {
 			select {
 			case r.batches <- batchOrErr{err: err}:
 			case <-ctx.Done():
@@ -339,6 +333,42 @@ func startReader(ctx context.Context, read func(ctx context.Context, send func(*
 		}
 	}()
 	return r
+}
+
+// maxFilling is how many batches a read fills at once (a file's two
+// halves): no more released ones are kept.
+const maxFilling = 2
+
+// sink is where a read puts its rows: batch is an empty batch to fill
+// (one the caller released, when there is one), send hands a full one over.
+type sink struct {
+	ctx   context.Context
+	out   chan<- batchOrErr
+	free  <-chan *Batch
+	fresh func() *Batch
+}
+
+// batch is an empty batch and the arena its text goes in.
+func (s *sink) batch() (*Batch, *arena) {
+	select {
+	case b := <-s.free:
+		b.reset()
+		return b, b.ar
+	default:
+		b := s.fresh()
+		return b, b.ar
+	}
+}
+
+// send hands b to the Reader's caller, waiting for it to take the one
+// before.
+func (s *sink) send(b *Batch) error {
+	select {
+	case s.out <- batchOrErr{b: b}:
+		return nil
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	}
 }
 
 // Next returns the next batch, or io.EOF after the last.
@@ -360,6 +390,18 @@ func (r *Reader) Next() (*Batch, error) {
 	return nil, r.err
 }
 
+// Release gives b back to be filled again: the caller holds none of its
+// values any more (its strings are overwritten). Batches not released are
+// left to the garbage collector; releasing keeps the rows in memory to the
+// few batches being read and loaded, and the heap from growing with
+// batches already loaded.
+func (r *Reader) Release(b *Batch) {
+	select {
+	case r.free <- b:
+	default: // as many wait to be filled as can be at once
+	}
+}
+
 // Close stops reading and waits for the reader to end.
 func (r *Reader) Close() {
 	r.cancel()
@@ -370,7 +412,7 @@ func (r *Reader) Close() {
 
 // newBatch makes an empty batch for the input's columns.
 func (in *Input) newBatch() *Batch {
-	b := &Batch{Cols: make([]*Vector, len(in.Columns))}
+	b := &Batch{Cols: make([]*Vector, len(in.Columns)), ar: &arena{}}
 	for i, c := range in.Columns {
 		b.Cols[i] = newVector(c.Type, BatchRows)
 	}

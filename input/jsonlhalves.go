@@ -195,16 +195,16 @@ func (g *guess) join(o *guess, off int) {
 }
 
 // readJSONLPart reads one half's lines into batches it sends.
-func (in *Input) readJSONLPart(ctx context.Context, fs *fileState, p filePart, send func(*Batch) error) error {
+func (in *Input) readJSONLPart(ctx context.Context, fs *fileState, p filePart, out *sink) error {
 	f, err := os.Open(fs.path)
 	if err != nil {
 		return readError(fs.path, err)
 	}
 	defer f.Close()
-	r := in.newJSONLRead()
+	r := in.newJSONLRead(out)
 	j := newJSONLReader(io.NewSectionReader(f, p.start, p.end-p.start))
 	j.line = p.lines
-	rows, err := in.readJSONLFile(ctx, r, fs.path, j, send)
+	rows, err := in.readJSONLFile(ctx, r, fs.path, j, out)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (in *Input) readJSONLPart(ctx context.Context, fs *fileState, p filePart, s
 		return err
 	}
 	if r.b.Len > 0 {
-		return send(r.b)
+		return out.send(r.b)
 	}
 	return nil
 }

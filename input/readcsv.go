@@ -274,9 +274,8 @@ func joinFields(rec []field, delim byte) string {
 }
 
 // readCSV is Read for CSV files.
-func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
-	b := in.newBatch()
-	ar := &arena{}
+func (in *Input) readCSV(ctx context.Context, out *sink) error {
+	b, ar := out.batch()
 	for i := range in.files {
 		fs := &in.files[i]
 		if err := fs.unchanged(); err != nil {
@@ -284,7 +283,7 @@ func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
 		}
 		if fs.half > 0 && runtime.GOMAXPROCS(0) >= 2 {
 			err := readHalves(ctx, fs, func(ctx context.Context, p filePart) error {
-				return in.readCSVPart(ctx, fs, p, send)
+				return in.readCSVPart(ctx, fs, p, out)
 			})
 			if err != nil {
 				return err
@@ -297,7 +296,7 @@ func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
 		}
 		rows := int64(0)
 		for {
-			if b, ar, err = in.readRecord(fs, c, b, ar, send); errors.Is(err, io.EOF) {
+			if b, ar, err = in.readRecord(fs, c, b, ar, out); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				f.Close()
@@ -311,14 +310,14 @@ func (in *Input) readCSV(ctx context.Context, send func(*Batch) error) error {
 		}
 	}
 	if b.Len > 0 {
-		return send(b)
+		return out.send(b)
 	}
 	return nil
 }
 
 // readRecord puts c's next record into b, sending b when it is full (and
 // going on in a new batch); io.EOF after the last record.
-func (in *Input) readRecord(fs *fileState, c *csvReader, b *Batch, ar *arena, send func(*Batch) error) (*Batch, *arena, error) {
+func (in *Input) readRecord(fs *fileState, c *csvReader, b *Batch, ar *arena, out *sink) (*Batch, *arena, error) {
 	rec, err := c.next()
 	if errors.Is(err, io.EOF) {
 		return b, ar, err
@@ -337,10 +336,10 @@ func (in *Input) readRecord(fs *fileState, c *csvReader, b *Batch, ar *arena, se
 	}
 	b.Len++
 	if b.Len == BatchRows {
-		if err := send(b); err != nil {
+		if err := out.send(b); err != nil {
 			return b, ar, err
 		}
-		b, ar = in.newBatch(), &arena{}
+		b, ar = out.batch()
 	}
 	return b, ar, nil
 }

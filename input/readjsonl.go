@@ -232,8 +232,8 @@ type jsonlRead struct {
 }
 
 // readJSONL is Read for JSON Lines files.
-func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
-	r := in.newJSONLRead()
+func (in *Input) readJSONL(ctx context.Context, out *sink) error {
+	r := in.newJSONLRead(out)
 	for i := range in.files {
 		fs := &in.files[i]
 		if err := fs.unchanged(); err != nil {
@@ -241,7 +241,7 @@ func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
 		}
 		if fs.half > 0 && runtime.GOMAXPROCS(0) >= 2 {
 			err := readHalves(ctx, fs, func(ctx context.Context, p filePart) error {
-				return in.readJSONLPart(ctx, fs, p, send)
+				return in.readJSONLPart(ctx, fs, p, out)
 			})
 			if err != nil {
 				return err
@@ -252,7 +252,7 @@ func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
 		if err != nil {
 			return err
 		}
-		rows, err := in.readJSONLFile(ctx, r, fs.path, newJSONLReader(f), send)
+		rows, err := in.readJSONLFile(ctx, r, fs.path, newJSONLReader(f), out)
 		f.Close()
 		if err != nil {
 			return err
@@ -262,14 +262,15 @@ func (in *Input) readJSONL(ctx context.Context, send func(*Batch) error) error {
 		}
 	}
 	if r.b.Len > 0 {
-		return send(r.b)
+		return out.send(r.b)
 	}
 	return nil
 }
 
 // newJSONLRead is a reading's state, its first batch empty.
-func (in *Input) newJSONLRead() *jsonlRead {
-	r := &jsonlRead{exact: map[string]int{}, set: make([]bool, len(in.Columns)), b: in.newBatch(), ar: &arena{}}
+func (in *Input) newJSONLRead(out *sink) *jsonlRead {
+	r := &jsonlRead{exact: map[string]int{}, set: make([]bool, len(in.Columns))}
+	r.b, r.ar = out.batch()
 	for i, c := range in.Columns {
 		r.exact[c.Name] = i
 	}
@@ -278,7 +279,7 @@ func (in *Input) newJSONLRead() *jsonlRead {
 
 // readJSONLFile reads every line of one file into r's batches, sending
 // each full one; it returns the file's rows.
-func (in *Input) readJSONLFile(ctx context.Context, r *jsonlRead, path string, j *jsonlReader, send func(*Batch) error) (int64, error) {
+func (in *Input) readJSONLFile(ctx context.Context, r *jsonlRead, path string, j *jsonlReader, out *sink) (int64, error) {
 	rows := int64(0)
 	for {
 		if rows&0xffff == 0 && ctx.Err() != nil {
@@ -297,10 +298,10 @@ func (in *Input) readJSONLFile(ctx context.Context, r *jsonlRead, path string, j
 		rows++
 		r.b.Len++
 		if r.b.Len == BatchRows {
-			if err := send(r.b); err != nil {
+			if err := out.send(r.b); err != nil {
 				return rows, err
 			}
-			r.b, r.ar = in.newBatch(), &arena{}
+			r.b, r.ar = out.batch()
 		}
 	}
 }

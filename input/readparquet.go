@@ -262,11 +262,9 @@ func (in *Input) checkParquetFile(ctx context.Context, fs fileState, b *Batch) e
 	if len(fields) == 0 {
 		return nil
 	}
-	return in.readParquetFile(ctx, fs, pf, leaves, fields, func() *Batch {
-		for _, v := range b.Cols {
-			v.truncate(0)
-		}
-		return b
+	return in.readParquetFile(ctx, fs, pf, leaves, fields, func() (*Batch, *arena) {
+		b.reset()
+		return b, b.ar
 	}, func(*Batch) error { return nil })
 }
 
@@ -348,7 +346,7 @@ func (s *parquetScan) joinFileTypes(fi int, path string, fields []arrow.Field, c
 }
 
 // readParquet is Read for Parquet files: a batch per record batch.
-func (in *Input) readParquet(ctx context.Context, send func(*Batch) error) error {
+func (in *Input) readParquet(ctx context.Context, out *sink) error {
 	for _, fs := range in.files {
 		if err := fs.unchanged(); err != nil {
 			return err
@@ -357,7 +355,7 @@ func (in *Input) readParquet(ctx context.Context, send func(*Batch) error) error
 		if err != nil {
 			return err
 		}
-		err = in.readParquetFile(ctx, fs, pf, nil, nil, in.newBatch, send)
+		err = in.readParquetFile(ctx, fs, pf, nil, nil, out.batch, out.send)
 		pf.Close()
 		if err != nil {
 			return err
@@ -368,12 +366,11 @@ func (in *Input) readParquet(ctx context.Context, send func(*Batch) error) error
 
 // readParquetFile reads a file's leaf columns (nil: all), which are its
 // fields (nil: all), into batches that batch gives, sending each.
-func (in *Input) readParquetFile(ctx context.Context, fs fileState, pf *parquetFile, leaves, fields []int, batch func() *Batch, send func(*Batch) error) error {
+func (in *Input) readParquetFile(ctx context.Context, fs fileState, pf *parquetFile, leaves, fields []int, batch func() (*Batch, *arena), send func(*Batch) error) error {
 	lim := in.spec.Limits
 	row := int64(0)
 	err := pf.records(ctx, fs.path, leaves, func(rec arrow.RecordBatch) error {
-		ar := &arena{}
-		b := batch()
+		b, ar := batch()
 		n := int(rec.NumRows())
 		for i, col := range rec.Columns() {
 			if fields != nil {

@@ -39,22 +39,22 @@ func CheckSourceName(name string) error { return checkName(SourceName, 0, name) 
 // the column. Rows are read as they arrive, a batch at a time: memory holds
 // at most two batches, whatever the number of rows.
 func ReadRows(ctx context.Context, rows Rows, types []Type, lim *Limits) *Reader {
-	return startReader(ctx, func(ctx context.Context, send func(*Batch) error) error {
-		return readRows(ctx, rows, types, lim, send)
-	})
-}
-
-func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send func(*Batch) error) error {
-	cols := rows.Columns()
 	newBatch := func() *Batch {
-		b := &Batch{Cols: make([]*Vector, len(types))}
+		b := &Batch{Cols: make([]*Vector, len(types)), ar: &arena{}}
 		for i, t := range types {
 			b.Cols[i] = newVector(t, BatchRows)
 		}
 		return b
 	}
+	return startReader(ctx, newBatch, func(ctx context.Context, out *sink) error {
+		return readRows(ctx, rows, types, lim, out)
+	})
+}
+
+func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, out *sink) error {
+	cols := rows.Columns()
 	next, putRow := rowPutter(rows, cols, lim)
-	b, ar := newBatch(), &arena{}
+	b, ar := out.batch()
 	for line := 1; next(); line++ {
 		if i, buf, err := putRow(b, ar); err != nil {
 			err = at(err, SourceName, line, cols[i].Name, buf)
@@ -65,10 +65,10 @@ func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send fu
 		}
 		b.Len++
 		if b.Len == BatchRows {
-			if err := send(b); err != nil {
+			if err := out.send(b); err != nil {
 				return err
 			}
-			b, ar = newBatch(), &arena{}
+			b, ar = out.batch()
 		}
 		if line%BatchRows == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -78,7 +78,7 @@ func readRows(ctx context.Context, rows Rows, types []Type, lim *Limits, send fu
 		return err
 	}
 	if b.Len > 0 {
-		return send(b)
+		return out.send(b)
 	}
 	return nil
 }

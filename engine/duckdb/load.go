@@ -165,7 +165,13 @@ func (s *rowsSource) FillChunk(chunk duckdb.DataChunk) error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.batch == nil || s.at == s.batch.Len {
+	if s.batch != nil && s.at == s.batch.Len {
+		// DuckDB copied every value (strings too): the reader fills the
+		// batch again rather than allocating another.
+		s.rows.Release(s.batch)
+		s.batch = nil
+	}
+	if s.batch == nil {
 		b, err := s.rows.Next()
 		if errors.Is(err, io.EOF) {
 			return chunk.SetSize(0)
