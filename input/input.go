@@ -402,12 +402,16 @@ func (r *Reader) Release(b *Batch) {
 	}
 }
 
-// Close stops reading and waits for the reader to end.
+// Close stops reading and waits for the reader to end. It keeps no batch:
+// the released ones are garbage once the caller holds none.
 func (r *Reader) Close() {
 	r.cancel()
 	for range r.batches {
 	}
 	<-r.done
+	for len(r.free) > 0 {
+		<-r.free
+	}
 }
 
 // newBatch makes an empty batch for the input's columns.

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/require"
 )
@@ -112,4 +114,29 @@ func (r *genRows) Next(dest []any) bool {
 	r.id++
 	dest[0], dest[1] = r.id, rowName(r.id)
 	return true
+}
+
+// TestClosedReaderKeepsNoBatch: once closed, a Reader holds none of the
+// batches it handed over, released or not: they are garbage when the
+// caller drops them, though the Reader is still referenced.
+func TestClosedReaderKeepsNoBatch(t *testing.T) {
+	const rows = 4*BatchRows + 1
+	types := []Type{{Kind: Int, Bits: 64}, {Kind: Text}}
+	r := ReadRows(context.Background(), &genRows{cols: []Column{{Name: "id", Type: types[0]}, {Name: "name", Type: types[1]}}, n: rows}, types, nil)
+	var seen []weak.Pointer[Batch]
+	for {
+		b, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		seen = append(seen, weak.Make(b))
+		r.Release(b)
+	}
+	r.Close()
+	runtime.GC()
+	for i, w := range seen {
+		require.Nil(t, w.Value(), "batch %d is kept", i)
+	}
+	runtime.KeepAlive(r)
 }

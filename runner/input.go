@@ -228,9 +228,9 @@ func (r *run) loadScanned(ctx context.Context, in *input.Input, dest engine.Tabl
 		how += ", straight into the new table"
 	}
 	r.s.mark(KindLoad, engine.LoadNote(r.files, r.quoted(dest), how))
-	rows := in.Read(ctx)
-	defer rows.Close()
 	n, err := r.streamed(ctx, func(ctx context.Context) (int64, error) {
+		rows := in.Read(ctx)
+		defer rows.Close()
 		return r.db.LoadRows(ctx, r.s.q, dest, cols, rows, r.s.note)
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/idemdata/idem/engine"
@@ -113,10 +114,10 @@ func (r *run) loadSourceStreamed(ctx context.Context, rows input.Rows) (int64, e
 	return r.streamed(ctx, func(ctx context.Context) (int64, error) { return r.loadSource(ctx, rows) })
 }
 
-// streamed runs load, which appends rows as they are read, under the
-// engine's memory for that (engine.MemoryStream), then sets the run's own
-// again: the reader's rows arrive in order, and what the engine holds
-// beyond them can spill.
+// streamed runs load, which appends rows as they are read (and closes its
+// reader), under the engine's memory for that (engine.MemoryStream), then
+// sets the run's own again: the reader's rows arrive in order, and what
+// the engine holds beyond them can spill.
 func (r *run) streamed(ctx context.Context, load func(context.Context) (int64, error)) (int64, error) {
 	if err := r.caps.Memory.SizeMemory(ctx, r.s.q, engine.MemoryStream); err != nil {
 		return 0, err
@@ -125,6 +126,11 @@ func (r *run) streamed(ctx context.Context, load func(context.Context) (int64, e
 	if err != nil {
 		return n, err
 	}
+	// The reader's batches are garbage now, their pages still the
+	// process's until a GC and the scavenger get to them: returned now,
+	// before the engine's checks take memory of their own (DuckDB runs in
+	// this process), they are not added to it (docs/decisions/0005).
+	debug.FreeOSMemory()
 	return n, r.caps.Memory.SizeMemory(ctx, r.s.q, r.memoryUse())
 }
 
