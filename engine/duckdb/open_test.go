@@ -162,13 +162,21 @@ func TestSizeMemoryAboveHeld(t *testing.T) {
 	require.NoError(t, db.SizeMemory(ctx, db.Conn(), engine.MemoryStream))
 	var v string
 	require.NoError(t, db.Conn().QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&v))
-	var n float64
-	var unit string
-	_, err = fmt.Sscanf(v, "%g %s", &n, &unit)
-	require.NoError(t, err, v)
-	limit := n * map[string]float64{"MiB": 1 << 20, "GiB": 1 << 30}[unit]
+	limit := sizeOf(t, v)
 	require.GreaterOrEqual(t, limit, float64(held+64_000_000)*0.99, "limit %s, held %d bytes", v, held)
 	require.Less(t, limit, float64(held+66_000_000), "limit %s, held %d bytes", v, held)
+}
+
+// sizeOf reads a size as DuckDB shows a setting ("244.1 MiB"), in bytes.
+func sizeOf(t *testing.T, v string) float64 {
+	t.Helper()
+	var n float64
+	var unit string
+	_, err := fmt.Sscanf(v, "%g %s", &n, &unit)
+	require.NoError(t, err, v)
+	f, ok := map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+	require.True(t, ok, v)
+	return n * f
 }
 
 // An empty file nobody holds (a creator killed before DuckDB wrote its
