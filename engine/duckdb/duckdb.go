@@ -250,12 +250,19 @@ var _ engine.MemorySizer = (*DB)(nil)
 // heldMemory is what the instance holds now, in bytes.
 const heldMemory = "SELECT CAST(coalesce(sum(memory_usage_bytes), 0) AS BIGINT) FROM duckdb_memory()"
 
-// SizeMemory sets memoryLimit for what a run does next, on q, above what
-// the instance already holds. The limit is the instance's, shared by every
-// connection of the process: a long-lived process (a library caller, the
-// tests) may hold tables not yet checkpointed and metadata it cannot evict,
-// and a step left no room fails an allocation inside a C API call the
-// driver makes from Go, which aborts the process.
+// headroom is the least a step's limit leaves above what the instance
+// holds, in MB: a stream's.
+const headroom = 64
+
+// SizeMemory sets memoryLimit for what a run does next, on q, or what the
+// instance already holds and headroom more, whichever is larger. The limit
+// is the instance's, shared by every connection of the process: a
+// long-lived process (a library caller, the tests) may hold tables not yet
+// checkpointed and metadata it cannot evict, and a step left no room fails
+// an allocation inside a C API call the driver makes from Go, which aborts
+// the process. What is held includes blocks DuckDB could evict, so it is a
+// floor, not added to every limit: a run's own appends would raise its
+// later limits.
 func (*DB) SizeMemory(ctx context.Context, q engine.Querier, use engine.MemoryUse) error {
 	mb, limit := memoryLimit(use)
 	if limit == "" {
@@ -263,7 +270,7 @@ func (*DB) SizeMemory(ctx context.Context, q engine.Querier, use engine.MemoryUs
 		if err := q.QueryRowContext(ctx, heldMemory).Scan(&held); err != nil {
 			return fmt.Errorf("reading DuckDB's memory in use: %w", err)
 		}
-		limit = fmt.Sprintf("%dMB", mb+(held+999_999)/1_000_000)
+		limit = fmt.Sprintf("%dMB", max(mb, (held+999_999)/1_000_000+headroom))
 	}
 	_, err := q.ExecContext(ctx, "SET memory_limit = "+Dialect{}.String(limit))
 	return err

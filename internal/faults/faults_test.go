@@ -572,12 +572,7 @@ func (f *fixture) emptied(t *testing.T, oldDate string, rows int) state {
 	r := runIdem(t, f.base, nil, "run", f.jobPath, "--date", oldDate, "--as-of", asOf, "--json").result(t)
 	require.Equal(t, runner.ActionLoaded, r.Action)
 	require.EqualValues(t, rows, r.RowsIn)
-	tbl := tableOf(f.base)
-	name := tbl.Name
-	if tbl.Schema != "" {
-		name = tbl.Schema + "." + name
-	}
-	execSQL(t, f.base, "TRUNCATE TABLE "+name)
+	execSQL(t, f.base, "TRUNCATE TABLE "+job.TableName(tableOf(f.base)).String())
 	c := look(t, f.base, f.jobName, f.date)
 	require.Zero(t, c.rows)
 	require.NotEqual(t, noTable, c.sum)
