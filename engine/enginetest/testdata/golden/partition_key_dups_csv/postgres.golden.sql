@@ -21,11 +21,6 @@ CREATE TABLE IF NOT EXISTS "orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
-DO $idem$ BEGIN
-CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "orders" USING brin ("order_date") WITH (autosummarize = on);
-EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
-END $idem$;
-
 -- load $DIR/in/orders.csv into "orders" via COPY FROM STDIN (binary), straight into the new table;
 
 COPY "orders" ("order_id", "customer_id", "order_date", "status", "amount", "updated_at") FROM STDIN (FORMAT binary);

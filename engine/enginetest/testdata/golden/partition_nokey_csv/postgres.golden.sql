@@ -21,16 +21,16 @@ CREATE TABLE IF NOT EXISTS "orders" AS SELECT * FROM "idem_stage" WITH NO DATA;
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
-DO $idem$ BEGIN
-CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "orders" USING brin ("order_date") WITH (autosummarize = on);
-EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
-END $idem$;
-
 -- load $DIR/in/orders.csv into "orders" via COPY FROM STDIN (binary), straight into the new table;
 
 COPY "orders" ("order_id", "customer_id", "order_date", "status", "amount") FROM STDIN (FORMAT binary);
 
 SELECT * FROM "idem_stage" LIMIT 0;
+
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "orders__idem_partition" ON "orders" USING brin ("order_date") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
 
 SELECT * FROM "orders" LIMIT 0;
 

@@ -21,16 +21,16 @@ CREATE TABLE IF NOT EXISTS "events" AS SELECT * FROM "idem_stage" WITH NO DATA;
 EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
 END $idem$;
 
-DO $idem$ BEGIN
-CREATE INDEX IF NOT EXISTS "events__idem_partition" ON "events" USING brin ("ts") WITH (autosummarize = on);
-EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
-END $idem$;
-
 -- load $DIR/in/events.jsonl into "events" via COPY FROM STDIN (binary), straight into the new table;
 
 COPY "events" ("ts", "kind", "n") FROM STDIN (FORMAT binary);
 
 SELECT * FROM "idem_stage" LIMIT 0;
+
+DO $idem$ BEGIN
+CREATE INDEX IF NOT EXISTS "events__idem_partition" ON "events" USING brin ("ts") WITH (autosummarize = on);
+EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_schema THEN NULL;
+END $idem$;
 
 SELECT * FROM "events" LIMIT 0;
 
