@@ -15,8 +15,8 @@
 # clickhouse-duckdb. A source other than PostgreSQL is the target of its
 # pg- pair, which must have run (in this or an earlier call with the same
 # WORK). Prints "pair run seconds KiB action" lines; leaves its PostgreSQL
-# schemas, MariaDB database and files until `scripts/dbsource-rss.sh
-# --clean`. Jobs are named PREFIX+pair: the PostgreSQL ledger (one per
+# schemas, ledger rows, MariaDB database and files until
+# `scripts/dbsource-rss.sh --clean`. Jobs are named PREFIX+pair: the PostgreSQL ledger (one per
 # database) must not see two scripts' runs of one job, so give concurrent
 # calls different PREFIX and WORK.
 set -euo pipefail
@@ -28,6 +28,11 @@ WORK="${WORK:-/tmp/idem-dbsource-rss}"
 
 if [ "${1:-}" = "--clean" ]; then
   for s in src pg duck; do psql -q "$PG" -c "DROP SCHEMA IF EXISTS ${P}$s CASCADE"; done
+  # PostgreSQL targets keep their ledger in the database's public schema.
+  for t in idem_runs idem_failures; do
+    psql -q "$PG" -c "DO \$\$ BEGIN IF to_regclass('public.$t') IS NOT NULL THEN
+      DELETE FROM public.$t WHERE left(job, length('${P}')) = '${P}'; END IF; END \$\$"
+  done
   mariadb -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS ${P}my"
   rm -rf "$WORK"
   exit 0
