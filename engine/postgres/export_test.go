@@ -5,3 +5,6 @@ var LockKey = lockKey
 
 // SourceType exposes the source column type mapping.
 var SourceType = sourceType
+
+// AppendNumeric exposes the decoding of a source's binary numeric.
+var AppendNumeric = appendNumeric

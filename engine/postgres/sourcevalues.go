@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -17,10 +18,11 @@ type decoder func(raw []byte, v *input.Value) error
 
 // decoderOf gives a column's result format and decoder: binary for
 // numbers, booleans, dates and times (decoded here, straight into a typed
-// value), and the server's own text for the rest (text, JSON, UUID's
-// canonical form, and numeric's every digit as PostgreSQL spells it). The
-// values are those database/sql's pgx driver gives, typed: the same
-// reader's values and the same fingerprint.
+// value; numeric into its every digit as PostgreSQL spells it, which the
+// server's own text would cost it more to write), and the server's own
+// text for the rest (text, JSON, UUID's canonical form). The values are
+// those database/sql's pgx driver gives, typed: the same reader's values
+// and the same fingerprint.
 func decoderOf(oid uint32) (int16, decoder) {
 	switch oid {
 	case pgtype.Int2OID:
@@ -45,6 +47,13 @@ func decoderOf(oid uint32) (int16, decoder) {
 		return binaryOf("timestamp", 8, func(raw []byte, v *input.Value) { decodeMicros(raw, v, time.UTC) })
 	case pgtype.TimestamptzOID:
 		return binaryOf("timestamptz", 8, func(raw []byte, v *input.Value) { decodeMicros(raw, v, time.Local) })
+	case pgtype.NumericOID:
+		var buf []byte // this column's text, valid until the next row
+		return pgtype.BinaryFormatCode, func(raw []byte, v *input.Value) (err error) {
+			buf, err = appendNumeric(buf[:0], raw)
+			*v = input.Value{Kind: input.TextValue, Text: buf}
+			return err
+		}
 	}
 	return pgtype.TextFormatCode, func(raw []byte, v *input.Value) error {
 		*v = input.Value{Kind: input.TextValue, Text: raw}
@@ -106,4 +115,77 @@ func timeValue(v *input.Value, t time.Time, inf pgtype.InfinityModifier) {
 		return
 	}
 	*v = input.Value{Kind: input.TimeValue, Time: t}
+}
+
+// numeric's binary form: a header of four 16-bit fields (the number of
+// digits, the weight of the first, the sign, the display scale), then the
+// digits, base 10000, most significant first.
+const (
+	numericPos  = 0x0000
+	numericNeg  = 0x4000
+	numericNaN  = 0xC000
+	numericPInf = 0xD000
+	numericNInf = 0xF000
+)
+
+// appendNumeric appends a numeric's binary value as PostgreSQL's
+// numeric_out spells it: every digit of the integer part (0 when there is
+// none), then exactly the display scale's digits after the point; NaN and
+// the infinities as their names (which the reader refuses, naming the row).
+func appendNumeric(b, raw []byte) ([]byte, error) {
+	if len(raw) < 8 {
+		return b, fmt.Errorf("numeric: %d bytes on the wire, want at least 8", len(raw))
+	}
+	n := int(binary.BigEndian.Uint16(raw))
+	weight := int(int16(binary.BigEndian.Uint16(raw[2:])))
+	sign := binary.BigEndian.Uint16(raw[4:])
+	dscale := int(int16(binary.BigEndian.Uint16(raw[6:])))
+	if len(raw) != 8+2*n || dscale < 0 {
+		return b, fmt.Errorf("numeric: %d bytes on the wire for %d digits", len(raw), n)
+	}
+	switch sign {
+	case numericNaN:
+		return append(b, "NaN"...), nil
+	case numericPInf:
+		return append(b, "Infinity"...), nil
+	case numericNInf:
+		return append(b, "-Infinity"...), nil
+	case numericNeg:
+		b = append(b, '-')
+	case numericPos:
+	default:
+		return b, fmt.Errorf("numeric: sign %#04x", sign)
+	}
+	digit := func(i int) int { // the i-th base-10000 digit, 0 past the last
+		if i < 0 || i >= n {
+			return 0
+		}
+		return int(binary.BigEndian.Uint16(raw[8+2*i:]))
+	}
+	if weight < 0 {
+		b = append(b, '0')
+	} else {
+		b = strconv.AppendInt(b, int64(digit(0)), 10)
+		for i := 1; i <= weight; i++ {
+			b = appendPadded(b, digit(i), 4)
+		}
+	}
+	if dscale == 0 {
+		return b, nil
+	}
+	b = append(b, '.')
+	for i, left := weight+1, dscale; left > 0; i, left = i+1, left-4 {
+		b = appendPadded(b, digit(i)/pow10[4-min(left, 4)], min(left, 4))
+	}
+	return b, nil
+}
+
+var pow10 = [5]int{1, 10, 100, 1000, 10000}
+
+// appendPadded appends d as exactly width decimal digits.
+func appendPadded(b []byte, d, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		b = append(b, byte('0'+d/pow10[i]%10))
+	}
+	return b
 }
