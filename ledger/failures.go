@@ -125,10 +125,11 @@ func LastFailures(ctx context.Context, q engine.Querier, db engine.DB, job strin
 // LastRuns returns, per partition of job, its latest committed run (none
 // when idem_runs does not exist yet). Reading never creates the ledger.
 func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (map[string]Entry, error) {
-	if ok, err := tableExists(ctx, q, db, db.Names().Ledger); err != nil || !ok {
+	idx, err := readColumns(ctx, q, db)
+	if err != nil || len(idx) == 0 {
 		return nil, err
 	}
-	query := selectRuns(db, []string{"job"}, []string{"partition", "seq"})
+	query := selectRunsOf(db, idx, []string{"job"}, []string{"partition", "seq"})
 	rows, err := q.QueryContext(ctx, query, job)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
@@ -137,7 +138,7 @@ func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (
 	out := map[string]Entry{}
 	for rows.Next() {
 		var e Entry
-		if err := rows.Scan(runs.dest(&e)...); err != nil {
+		if err := rows.Scan(destOf(&e, idx)...); err != nil {
 			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
 		out[e.Partition] = e
@@ -152,10 +153,11 @@ func LastRuns(ctx context.Context, q engine.Querier, db engine.DB, job string) (
 // by seq (the order they committed in): `idem status --history`. None when
 // there is no ledger.
 func History(ctx context.Context, q engine.Querier, db engine.DB, job string) ([]Entry, error) {
-	if ok, err := tableExists(ctx, q, db, db.Names().Ledger); err != nil || !ok {
+	idx, err := readColumns(ctx, q, db)
+	if err != nil || len(idx) == 0 {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, selectRuns(db, []string{"job"}, []string{"partition", "seq"}), job)
+	rows, err := q.QueryContext(ctx, selectRunsOf(db, idx, []string{"job"}, []string{"partition", "seq"}), job)
 	if err != nil {
 		return nil, fmt.Errorf("reading the ledger: %w", err)
 	}
@@ -163,7 +165,7 @@ func History(ctx context.Context, q engine.Querier, db engine.DB, job string) ([
 	var out []Entry
 	for rows.Next() {
 		var e Entry
-		if err := rows.Scan(runs.dest(&e)...); err != nil {
+		if err := rows.Scan(destOf(&e, idx)...); err != nil {
 			return nil, fmt.Errorf("reading the ledger: %w", err)
 		}
 		out = append(out, e)
@@ -174,16 +176,23 @@ func History(ctx context.Context, q engine.Querier, db engine.DB, job string) ([
 	return out, nil
 }
 
-// Latest picks, among runs (LastRuns' map), those of strategy that finished
-// last: several when they finished at one instant.
+// Latest picks, among runs (LastRuns' map), those of strategy recorded
+// last (by job_seq, else finished_at): several when they cannot be told
+// apart.
 func Latest(runs map[string]Entry, strategy string) []Entry {
 	var last []Entry
 	for _, e := range runs {
-		switch {
-		case e.Strategy != strategy:
-		case len(last) == 0 || e.FinishedAt.After(last[0].FinishedAt):
+		if e.Strategy != strategy {
+			continue
+		}
+		c := 1
+		if len(last) > 0 {
+			c = recorded(e.JobSeq, e.FinishedAt, last[0].JobSeq, last[0].FinishedAt)
+		}
+		switch c {
+		case 1:
 			last = []Entry{e}
-		case e.FinishedAt.Equal(last[0].FinishedAt):
+		case 0:
 			last = append(last, e)
 		}
 	}

@@ -4,6 +4,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -48,6 +49,10 @@ type Entry struct {
 	// InputObjects are the input objects the run loaded (EncodeObjects),
 	// "" when its input was local files or a query.
 	InputObjects string
+	// JobSeq orders a job's runs across its partitions as they were
+	// recorded (0: recorded by an older idem); runs recorded at once by
+	// two partitions' runs may share one.
+	JobSeq int64
 }
 
 // InputObject is one object a run loaded: its URL (no query, no
@@ -93,6 +98,19 @@ var ErrNoRun = errors.New("no run in the ledger")
 // previous run. The catalog is asked rather than the table, so the answer
 // costs no failed statement (which would abort a PostgreSQL transaction).
 func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current bool, err error) {
+	have, err := columnNames(ctx, q, db)
+	if err != nil {
+		return false, false, err
+	}
+	current = len(have) > 0
+	for _, c := range runs.names() {
+		current = current && have[c]
+	}
+	return len(have) > 0, current, nil
+}
+
+// columnNames are the columns idem_runs has (none when it does not exist).
+func columnNames(ctx context.Context, q engine.Querier, db engine.DB) (map[string]bool, error) {
 	t := db.Names().Ledger
 	if t.Schema == "" {
 		t.Schema = db.Names().DefaultSchema
@@ -100,25 +118,61 @@ func State(ctx context.Context, q engine.Querier, db engine.DB) (exists, current
 	query, args := db.SQL().Records.ColumnNames(t)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+		return nil, fmt.Errorf("looking for the ledger table: %w", err)
 	}
 	defer rows.Close()
 	have := map[string]bool{}
 	for rows.Next() {
 		var c string
 		if err := rows.Scan(&c); err != nil {
-			return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+			return nil, fmt.Errorf("looking for the ledger table: %w", err)
 		}
 		have[c] = true
 	}
 	if err := rows.Err(); err != nil {
-		return false, false, fmt.Errorf("looking for the ledger table: %w", err)
+		return nil, fmt.Errorf("looking for the ledger table: %w", err)
 	}
-	current = len(have) > 0
-	for _, c := range runs.names() {
-		current = current && have[c]
+	return have, nil
+}
+
+// readColumns are the columns of idem_runs a read selects, by their index
+// among runs' fields: all of them, but on a ledger an older idem wrote
+// that no run has brought up to date yet (idem status reads it without
+// writing) only those it has; the others read as their zero values. None
+// when there is no ledger.
+func readColumns(ctx context.Context, q engine.Querier, db engine.DB) ([]int, error) {
+	have, err := columnNames(ctx, q, db)
+	if err != nil {
+		return nil, err
 	}
-	return len(have) > 0, current, nil
+	var idx []int
+	for i, c := range runs.names() {
+		if have[c] {
+			idx = append(idx, i)
+		}
+	}
+	return idx, nil
+}
+
+// selectRunsOf selects the columns idx of idem_runs' rows where eq holds,
+// ordered by orderBy.
+func selectRunsOf(db engine.DB, idx []int, eq, orderBy []string) string {
+	all := runs.def().Columns
+	cols := make([]engine.ColumnDef, len(idx))
+	for i, k := range idx {
+		cols[i] = all[k]
+	}
+	return db.SQL().Records.Select(db.Names().Ledger, cols, eq, orderBy)
+}
+
+// destOf are the scan destinations in e of the columns idx.
+func destOf(e *Entry, idx []int) []any {
+	all := runs.dest(e)
+	out := make([]any, len(idx))
+	for i, k := range idx {
+		out[i] = all[k]
+	}
+	return out
 }
 
 // Exists reports whether idem_runs exists (see State).
@@ -222,39 +276,71 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 	return out, nil
 }
 
-// DefinitionChanged reports whether job's latest runs (by finished_at;
-// all of them on a tie) were under another definition hash than def, or
-// none was under def: a change of the job's definition (its key, say, or
-// the key changed back) makes the next run the first under it. A clock
-// only orders runs here, to decide whether to look harder; on a tie it
-// says changed, which costs a look, never a wrong answer.
+// DefinitionChanged reports whether job's latest runs were under another
+// definition hash than def, or none was under def: a change of the job's
+// definition (its key, say, or the key changed back) makes the next run
+// the first under it. The latest are those of the greatest job_seq (all
+// of them when two runs share it); among runs an older idem recorded
+// (job_seq 0) those of the latest finished_at, a clock that only says
+// which to look at when nothing newer was recorded. A tie says changed,
+// which costs a look, never a wrong answer.
 func DefinitionChanged(ctx context.Context, q engine.Querier, db engine.DB, job, def string) (bool, error) {
-	cols := []engine.ColumnDef{{Name: "definition_hash", Type: engine.TypeText}, {Name: "finished_at", Type: engine.TypeInstant}}
+	cols := []engine.ColumnDef{{Name: "definition_hash", Type: engine.TypeText}, {Name: "job_seq", Type: engine.TypeInt64}, {Name: "finished_at", Type: engine.TypeInstant}}
 	rows, err := q.QueryContext(ctx, db.SQL().Records.Select(db.Names().Ledger, cols, []string{"job"}, nil), job)
 	if err != nil {
 		return false, fmt.Errorf("reading the ledger: %w", err)
 	}
 	defer rows.Close()
-	var latest time.Time
-	seen, other := false, false
+	var latest latestRuns
+	seen := false
 	for rows.Next() {
 		var d string
+		var seq int64
 		var at time.Time
-		if err := rows.Scan(&d, &at); err != nil {
+		if err := rows.Scan(&d, &seq, &at); err != nil {
 			return false, fmt.Errorf("reading the ledger: %w", err)
 		}
 		seen = seen || d == def
-		switch {
-		case at.After(latest):
-			latest, other = at, d != def
-		case at.Equal(latest):
-			other = other || d != def
-		}
+		latest.add(seq, at, d != def)
 	}
 	if err := rows.Err(); err != nil {
 		return false, fmt.Errorf("reading the ledger: %w", err)
 	}
-	return !seen || other, nil
+	return !seen || latest.other, nil
+}
+
+// latestRuns follows a job's latest runs: whether any of them was under
+// another definition.
+type latestRuns struct {
+	any   bool
+	seq   int64
+	at    time.Time
+	other bool
+}
+
+// add takes one run in: its job_seq, its finished_at, and whether it was
+// under another definition.
+func (l *latestRuns) add(seq int64, at time.Time, other bool) {
+	switch c := recorded(seq, at, l.seq, l.at); {
+	case !l.any || c > 0:
+		*l = latestRuns{any: true, seq: seq, at: at, other: other}
+	case c == 0:
+		l.other = l.other || other
+	}
+}
+
+// recorded orders two runs of a job by when they were recorded: 1 when
+// the first (its job_seq and finished_at) was recorded after the second,
+// -1 before, 0 when they cannot be told apart. job_seq decides; runs an
+// older idem recorded (job_seq 0) are ordered by finished_at.
+func recorded(seq int64, at time.Time, seq2 int64, at2 time.Time) int {
+	switch {
+	case seq != seq2:
+		return cmp.Compare(seq, seq2)
+	case seq == 0:
+		return at.Compare(at2)
+	}
+	return 0
 }
 
 // Write records e, giving it the next sequence number of its partition. Call
@@ -264,6 +350,10 @@ func Write(ctx context.Context, q engine.Querier, db engine.DB, e *Entry) error 
 	seqSQL := rec.NextSeq(db.Names().Ledger, "seq", []string{"job", "partition"}, "run_id")
 	var same int64
 	if err := q.QueryRowContext(ctx, seqSQL, e.Job, e.Partition, e.RunID).Scan(&e.Seq, &same); err != nil {
+		return fmt.Errorf("writing the ledger: %w", err)
+	}
+	jobSQL := rec.NextSeq(db.Names().Ledger, "job_seq", []string{"job"}, "")
+	if err := q.QueryRowContext(ctx, jobSQL, e.Job).Scan(&e.JobSeq); err != nil {
 		return fmt.Errorf("writing the ledger: %w", err)
 	}
 	args := runs.values(e)

@@ -144,6 +144,8 @@ var runs = table[Entry]{
 			added(4, "Staged rows a merge run did not write: an equal version, the table's row first by content."),
 		nullText("input_objects", func(e *Entry) *string { return &e.InputObjects }).
 			added(5, "Ledgers written before inputs could be objects lack the column (NULL: local files or a query)."),
+		integer("job_seq", func(e *Entry) *int64 { return &e.JobSeq }).defaultZero().
+			added(6, "The job's runs in the order they were recorded, across partitions; 0 where not recorded."),
 	},
 }
 

@@ -72,7 +72,7 @@ func TestRunsTable(t *testing.T) {
 	require.Equal(t, "r1", e.RunID)
 
 	added := Runs().Added()
-	require.Equal(t, []string{"target_table", "deleted_absent", "table_rows", "kept_on_tie", "input_objects"}, engine.TableDef{Columns: added}.Names(), "in the order versions brought them")
+	require.Equal(t, []string{"target_table", "deleted_absent", "table_rows", "kept_on_tie", "input_objects", "job_seq"}, engine.TableDef{Columns: added}.Names(), "in the order versions brought them")
 }
 
 func TestFailuresTable(t *testing.T) {

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/job"
 	"github.com/idemdata/idem/runner"
 )
@@ -21,6 +23,7 @@ var guardCases = []testCase{
 	{"TableNamesDifferingInCaseHaveOneOwner", testTableNameCase},
 	{"MergeOntoKeyHeldTwiceFails", testMergeKeyHeldTwice},
 	{"MergeKeyChangedAndBack", testMergeKeyChanged},
+	{"MergeKeyChangedBackAfterAClockAhead", testMergeKeyChangedClockAhead},
 	{"MergeKeyChangedTombstones", testMergeKeyChangedTombstones},
 	{"FailedFirstMergeLeavesNoTombstones", testFailedFirstMerge},
 	{"InterruptedFirstMergeLeavesNoTombstones", testInterruptedFirstMerge},
@@ -149,14 +152,24 @@ latest_by: updated_at
 // engine (MariaDB's unique index on the old key made the new one fail to
 // build); changed back, the rows the wider key kept apart are a key held
 // twice, named, and nothing is written.
-func testMergeKeyChanged(t *testing.T, h Harness) {
+func testMergeKeyChanged(t *testing.T, h Harness) { mergeKeyChanged(t, h, 0) }
+
+// The same when the first run's host clock ran a day ahead: its
+// finished_at is the latest, yet the run under the wider key came after
+// it, so the key changed back is a first merge under it all the same.
+func testMergeKeyChangedClockAhead(t *testing.T, h Harness) { mergeKeyChanged(t, h, 24*time.Hour) }
+
+// mergeKeyChanged runs testMergeKeyChanged, the first run's clock ahead by
+// ahead.
+func mergeKeyChanged(t *testing.T, h Harness, ahead time.Duration) {
 	e := NewEnv(t, h)
+	clock := func(o *idem.Options) { o.Now = func() time.Time { return e.Now.Add(ahead) } }
 	const head = "order_id,status,updated_at\n"
 	body := func(key string) string {
 		return "job: keyed\nsource:\n  files: m/{{ date }}.csv\nstrategy: merge\nkey: [" + key + "]\nlatest_by: updated_at\n"
 	}
 	e.Write("m/2026-11-28.csv", head+"1,placed,2026-11-28 10:00:00\n2,placed,2026-11-28 10:00:00\n")
-	e.MustRun(e.Job(body("order_id")), "2026-11-28")
+	e.MustRun(e.Job(body("order_id")), "2026-11-28", clock)
 	e.Write("m/2026-11-29.csv", head+"1,shipped,2026-11-29 10:00:00\n2,placed,2026-11-29 10:00:00\n")
 	r := e.MustRun(e.Job(body("order_id, status")), "2026-11-29")
 	require.Equal(t, int64(1), r.Inserted)

@@ -59,7 +59,7 @@ func testLedgerRoundTrip(t *testing.T, h Harness) {
 		w := want
 		require.NoError(t, ledger.Write(ctx, tx, db, &w))
 		require.NoError(t, tx.Commit())
-		want.Seq = 1 // the partition's first run
+		want.Seq, want.JobSeq = 1, 1 // the partition's first run, and the job's
 
 		got, err := ledger.Find(ctx, db.Conn(), db, "round_trip", "2026-11", "r1")
 		require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/idemdata/idem"
 	"github.com/idemdata/idem/engine"
 	"github.com/idemdata/idem/job"
+	"github.com/idemdata/idem/ledger"
 	"github.com/idemdata/idem/runner"
 )
 
@@ -231,6 +232,18 @@ func testOldLedger(t *testing.T, h Harness) {
 	j := e.Job(filesJob)
 	e.MustRun(j, "2026-11-27")
 	e.Exec(`ALTER TABLE idem_runs DROP COLUMN target_table`)
+	e.Exec(`ALTER TABLE idem_runs DROP COLUMN job_seq`)
+	// idem status reads it as it is, the columns it lacks as zero.
+	e.DB(func(ctx context.Context, db engine.DB) {
+		last, err := ledger.LastRuns(ctx, db.Conn(), db, j.Name)
+		require.NoError(t, err)
+		require.Len(t, last, 1)
+		require.Equal(t, int64(0), last["2026-11-27"].JobSeq)
+		require.Equal(t, "", last["2026-11-27"].TargetTable)
+		hist, err := ledger.History(ctx, db.Conn(), db, j.Name)
+		require.NoError(t, err)
+		require.Len(t, hist, 1)
+	})
 	hasColumn := func() []string {
 		n := 0
 		e.DB(func(ctx context.Context, db engine.DB) {

@@ -87,6 +87,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "table_rows" BIGINT NOT NULL DEFAULT 0 COMMENT 'A merge run''s target row count after it; 0 where not recorded.',
   "kept_on_tie" BIGINT NOT NULL DEFAULT 0 COMMENT 'Staged rows a merge run did not write: an equal version, the table''s row first by content.',
   "input_objects" LONGTEXT COMMENT 'Ledgers written before inputs could be objects lack the column (NULL: local files or a query).',
+  "job_seq" BIGINT NOT NULL DEFAULT 0 COMMENT 'The job''s runs in the order they were recorded, across partitions; 0 where not recorded.',
   PRIMARY KEY ("job", "partition", "run_id")
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
@@ -130,6 +131,14 @@ EXECUTE idem_ddl;
 
 DEALLOCATE PREPARE idem_ddl;
 
+SET @idem_ddl = (SELECT IF(count(*) > 0, 'DO 0', 'ALTER TABLE "idem_runs" ADD COLUMN "job_seq" BIGINT NOT NULL DEFAULT 0 COMMENT ''The job''''s runs in the order they were recorded, across partitions; 0 where not recorded.''') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'idem_runs' AND column_name = 'job_seq');
+
+PREPARE idem_ddl FROM @idem_ddl;
+
+EXECUTE idem_ddl;
+
+DEALLOCATE PREPARE idem_ddl;
+
 BEGIN;
 
 INSERT INTO "sales"."orders__idem_deleted" ("order_id", "status", "updated_at", "is_deleted", "_loaded_at") SELECT "order_id", "status", "updated_at", "is_deleted", ? FROM "idem_stage_dedup" WHERE coalesce("is_deleted", false);
@@ -138,7 +147,9 @@ INSERT INTO "sales"."orders__idem_build" ("order_id", "status", "updated_at", "i
 
 SELECT coalesce(max(r."seq"), 0) + 1, count(CASE WHEN r."run_id" = p.ps THEN 1 END) FROM "idem_runs" AS r JOIN (SELECT ? AS p0, ? AS p1, ? AS ps) AS p ON r."job" = p.p0 AND r."partition" = p.p1;
 
-INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+SELECT coalesce(max(r."job_seq"), 0) + 1 FROM "idem_runs" AS r JOIN (SELECT ? AS p0) AS p ON r."job" = p.p0;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects", "job_seq") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
 COMMIT;
 

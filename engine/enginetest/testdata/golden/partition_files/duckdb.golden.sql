@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "table_rows" BIGINT NOT NULL DEFAULT 0,
   "kept_on_tie" BIGINT NOT NULL DEFAULT 0,
   "input_objects" VARCHAR,
+  "job_seq" BIGINT NOT NULL DEFAULT 0,
   PRIMARY KEY ("job", "partition", "run_id")
 );
 
@@ -79,9 +80,13 @@ ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "kept_on_tie" BIGINT DEFAULT 0;
 
 ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "input_objects" VARCHAR;
 
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "job_seq" BIGINT DEFAULT 0;
+
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25);
+SELECT coalesce(max("job_seq"), 0) + 1 FROM "idem_runs" WHERE "job" = $1;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects", "job_seq") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
 
 DROP TABLE IF EXISTS "idem_stage";
 

@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS "idem_runs" (
   "target_table" Nullable(String),
   "table_rows" Int64 DEFAULT 0,
   "kept_on_tie" Int64 DEFAULT 0,
-  "input_objects" Nullable(String)
+  "input_objects" Nullable(String),
+  "job_seq" Int64 DEFAULT 0
 ) ENGINE = ReplacingMergeTree ORDER BY ("job", "partition", "run_id");
 
 ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "target_table" Nullable(String);
@@ -76,6 +77,8 @@ ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "kept_on_tie" Int64 DEFAULT 0;
 
 ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "input_objects" Nullable(String);
 
+ALTER TABLE "idem_runs" ADD COLUMN IF NOT EXISTS "job_seq" Int64 DEFAULT 0;
+
 BEGIN;
 
 SELECT count(*), toString(sum(cityHash64(tuple("ts", "kind", "n")))) FROM "events__idem_build" WHERE "ts" >= toDateTime64('2026-11-28 13:00:00', 6, 'UTC') AND "ts" < toDateTime64('2026-11-28 14:00:00', 6, 'UTC');
@@ -84,7 +87,9 @@ RENAME TABLE "events__idem_build" TO "events";
 
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25);
+SELECT coalesce(max("job_seq"), 0) + 1 FROM "idem_runs" WHERE "job" = $1;
+
+INSERT INTO "idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects", "job_seq") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
 
 COMMIT;
 

@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS "public"."idem_runs" (
   "table_rows" BIGINT NOT NULL DEFAULT 0,
   "kept_on_tie" BIGINT NOT NULL DEFAULT 0,
   "input_objects" TEXT,
+  "job_seq" BIGINT NOT NULL DEFAULT 0,
   PRIMARY KEY ("job", "partition", "run_id")
 );
 -- Ledgers written by idem 0.1 lack the column (NULL: owner unknown).
@@ -89,11 +90,17 @@ END IF;
 IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'input_objects' AND NOT attisdropped) THEN
   ALTER TABLE "public"."idem_runs" ADD COLUMN "input_objects" TEXT;
 END IF;
+-- The job's runs in the order they were recorded, across partitions; 0 where not recorded.
+IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass('"public"."idem_runs"') AND attname = 'job_seq' AND NOT attisdropped) THEN
+  ALTER TABLE "public"."idem_runs" ADD COLUMN "job_seq" BIGINT NOT NULL DEFAULT 0;
+END IF;
 END $idem$;
 
 SELECT coalesce(max("seq"), 0) + 1, count(*) FILTER (WHERE "run_id" = $3) FROM "public"."idem_runs" WHERE "job" = $1 AND "partition" = $2;
 
-INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25);
+SELECT coalesce(max("job_seq"), 0) + 1 FROM "public"."idem_runs" WHERE "job" = $1;
+
+INSERT INTO "public"."idem_runs" ("job", "partition", "run_id", "seq", "input_fingerprint", "definition_hash", "strategy", "rows_in", "rows_deduped", "rows_out_of_window", "inserted", "updated", "deleted", "deleted_absent", "skipped_older", "row_count", "checksum", "partition_closed", "started_at", "finished_at", "idem_version", "target_table", "table_rows", "kept_on_tie", "input_objects", "job_seq") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
 
 DROP TABLE IF EXISTS "idem_stage";
 
