@@ -409,3 +409,23 @@ func TestScanFingerprint(t *testing.T) {
 		require.Equal(t, want, in.Fingerprint, c.name)
 	}
 }
+
+// A JSON string's bytes: ASCII and valid UTF-8 (before and after an
+// escape) taken as they are; a byte that is not UTF-8, in a value or a
+// key, and a raw control character refused, naming the line.
+func TestJSONLStringBytes(t *testing.T) {
+	_, rows, err := readAll(t, jsonlSpec(t, `{"id":1,"s":"café 😀\"\\ ok"}`+"\n"+`{"id":2,"s":"\u00e9x\té"}`+"\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"1|café 😀\"\\ ok", "2|éx\té"}, rows)
+	for text, want := range map[string]string{
+		"{\"id\":1,\"s\":\"caf\xe9\"}\n":              "not valid UTF-8",
+		"{\"id\":1,\"s\":\"ok\\n\xff\"}\n":            "not valid UTF-8",
+		"{\"id\":1,\"s\xc3\":1}\n":                    "not valid UTF-8",
+		"{\"id\":1,\"s\":\"a\x01b\"}\n":               "control character",
+		"{\"id\":1,\"s\":\"\xe2\x82\"}\n":             "not valid UTF-8",
+		"{\"id\":1}\n{\"id\":2,\"s\":\"\xc0\xaf\"}\n": "not valid UTF-8",
+	} {
+		_, _, err := readAll(t, jsonlSpec(t, text))
+		require.ErrorContains(t, err, want, "%q", text)
+	}
+}

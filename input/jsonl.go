@@ -412,11 +412,17 @@ func (p *jsonParser) str() error {
 	p.i++
 	for {
 		start := p.i
-		for p.i < len(p.b) && p.b[p.i] != '"' && p.b[p.i] != '\\' && p.b[p.i] >= 0x20 {
+		var class byte // the bytes' classes ORed: strMulti when one is not ASCII
+		for p.i < len(p.b) {
+			c := strClass[p.b[p.i]]
+			if c == strStop {
+				break
+			}
+			class |= c
 			p.i++
 		}
 		chunk := p.b[start:p.i]
-		if !utf8.Valid(chunk) {
+		if class&strMulti != 0 && !utf8.Valid(chunk) {
 			return &errJSON{msg: "a string is not valid UTF-8; re-encode the file as UTF-8"}
 		}
 		p.out = append(p.out, chunk...)
@@ -435,6 +441,30 @@ func (p *jsonParser) str() error {
 		}
 	}
 }
+
+// strClass sorts a string literal's bytes: strStop ends a run of plain
+// bytes (the closing quote, an escape, a control character), strMulti is
+// a byte of a multi-byte UTF-8 sequence (the run is then validated), the
+// rest are ASCII taken as they are.
+var strClass = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c < 0x20:
+			t[c] = strStop
+		case c >= 0x80:
+			t[c] = strMulti
+		default:
+			t[c] = strASCII
+		}
+	}
+	return t
+}()
+
+const (
+	strStop  = 0
+	strASCII = 1
+	strMulti = 2
+)
 
 // jsonEscapes is the byte each one-letter escape stands for (0: none).
 var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
