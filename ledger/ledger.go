@@ -282,8 +282,8 @@ func Owners(ctx context.Context, q engine.Querier, db engine.DB, table, job stri
 // the first under it. The latest are those of the greatest job_seq (all
 // of them when two runs share it); among runs an older idem recorded
 // (job_seq 0) those of the latest finished_at, a clock that only says
-// which to look at when nothing newer was recorded. A tie says changed,
-// which costs a look, never a wrong answer.
+// which to look at when nothing newer was recorded (docs/decisions/0025).
+// A tie says changed, which costs a look, never a wrong answer.
 func DefinitionChanged(ctx context.Context, q engine.Querier, db engine.DB, job, def string) (bool, error) {
 	cols := []engine.ColumnDef{{Name: "definition_hash", Type: engine.TypeText}, {Name: "job_seq", Type: engine.TypeInt64}, {Name: "finished_at", Type: engine.TypeInstant}}
 	rows, err := q.QueryContext(ctx, db.SQL().Records.Select(db.Names().Ledger, cols, []string{"job"}, nil), job)
